@@ -1,0 +1,35 @@
+//===- Fill.cpp - fill(): a block-wide, vectorised store of one value -----===//
+#include "dsl/KernelState.h"
+
+namespace minitile {
+using detail::Access;
+
+void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value, SourceLoc loc) {
+  if (t.rank() != 1)
+    throw Error(loc, "fill() takes a rank-1 tensor; '" + t.name() + "' has rank " +
+                         std::to_string(t.rank()) + " (select() a row of it)");
+  detail::KernelState &state = detail::kernelFor({&lo, &hi, &value}, loc);
+  mlir::Value v = detail::materialize(state, value, state.type(t.dtype()), "fill()");
+  if (v.getType() != state.type(t.dtype()))
+    throw Error(loc, "fill() of '" + t.name() + "' (" + dtypeName(t.dtype()) +
+                         ") with a " + detail::describe(v.getType()) + " value");
+  Value x = Access::make(&state, v);
+  Value begin = cast(lo, DType::index, loc), end = cast(hi, DType::index, loc);
+  Value n = max(Arg(end - begin, loc), Arg(0, loc));
+  int lanes = 16 / dtypeBytes(t.dtype());
+  // [begin, bodyBegin): single elements up to the first 16-byte boundary;
+  // [bodyBegin, bodyEnd): 16-byte vectors; [bodyEnd, begin + n): the rest.
+  Value head = min(Arg(t.elementsToAligned({begin}, 16, loc), loc), Arg(n, loc));
+  Value bodyBegin = Arg(begin, loc) + head;
+  Value bodyEnd = Arg(bodyBegin, loc) + (Arg(n - head, loc) / lanes) * lanes;
+  Value stop = Arg(begin, loc) + n;
+  auto scalar = [&](Value i) { t.store({Arg(i, loc)}, Arg(x, loc), loc); };
+  k.parallel(Arg(begin, loc), Arg(bodyBegin, loc), scalar);
+  Value vec = splat(Arg(x, loc), lanes, loc);
+  k.parallel(
+      Arg(bodyBegin, loc), Arg(bodyEnd, loc),
+      [&](Value i) { t.store({Arg(i, loc)}, Arg(vec, loc), loc); }, Arg(lanes, loc));
+  k.parallel(Arg(bodyEnd, loc), Arg(stop, loc), scalar);
+}
+
+} // namespace minitile

@@ -1,0 +1,148 @@
+//===- Generator.cpp - errors, dtypes, generator parameters, registry -----===//
+#include "minitile/dsl.h"
+
+#include <algorithm>
+#include <charconv>
+
+namespace minitile {
+
+static std::string format(const std::string &file, unsigned line,
+                          const std::string &message) {
+  return file + ":" + std::to_string(line) + ": error: " + message;
+}
+
+Error::Error(const SourceLoc &loc, const std::string &message)
+    : Error(loc.file_name(), loc.line(), message) {}
+
+Error::Error(const std::string &file, unsigned line, const std::string &message)
+    : std::runtime_error(format(file, line, message)), file_(file), line_(line),
+      message_(message) {}
+
+const char *dtypeName(DType t) {
+  switch (t) {
+  case DType::i1: return "i1";
+  case DType::i8: return "i8";
+  case DType::i16: return "i16";
+  case DType::i32: return "i32";
+  case DType::i64: return "i64";
+  case DType::index: return "index";
+  case DType::f16: return "f16";
+  case DType::bf16: return "bf16";
+  case DType::f32: return "f32";
+  case DType::f64: return "f64";
+  }
+  return "?";
+}
+
+int dtypeBytes(DType t) {
+  switch (t) {
+  case DType::i1:
+  case DType::i8: return 1;
+  case DType::i16:
+  case DType::f16:
+  case DType::bf16: return 2;
+  case DType::i32:
+  case DType::f32: return 4;
+  case DType::i64:
+  case DType::index:
+  case DType::f64: return 8;
+  }
+  return 0;
+}
+
+bool isFloat(DType t) {
+  return t == DType::f16 || t == DType::bf16 || t == DType::f32 || t == DType::f64;
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+namespace {
+// The generator whose members are being constructed on this thread.
+thread_local Generator *constructing = nullptr;
+} // namespace
+
+Generator::Generator() { constructing = this; }
+
+Generator::~Generator() {
+  if (constructing == this)
+    constructing = nullptr;
+}
+
+ParamBase *Generator::param(const std::string &name) const {
+  for (ParamBase *p : params_)
+    if (p->name() == name)
+      return p;
+  return nullptr;
+}
+
+ParamBase::ParamBase(const std::string &name, const std::string &help)
+    : name_(name), help_(help) {
+  if (!constructing)
+    throw std::logic_error("minitile::Param '" + name +
+                           "' must be a member of a minitile::Generator");
+  constructing->params_.push_back(this);
+}
+
+template <> std::string Param<int>::domain() const {
+  if (choices_.empty())
+    return std::to_string(lo_) + ".." + std::to_string(hi_);
+  std::string s;
+  for (int c : choices_)
+    s += (s.empty() ? "" : "|") + std::to_string(c);
+  return s;
+}
+
+template <> std::string Param<int>::set(const std::string &text) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size())
+    return "parameter '" + name() + "' takes an integer, not '" + text + "'";
+  bool ok = choices_.empty() ? (v >= lo_ && v <= hi_)
+                             : std::find(choices_.begin(), choices_.end(), v) !=
+                                   choices_.end();
+  if (!ok)
+    return "parameter '" + name() + "' takes " + domain() + ", not " + text;
+  value_ = v;
+  return "";
+}
+
+template <> std::string Param<int>::value() const { return std::to_string(value_); }
+
+template <> std::string Param<bool>::set(const std::string &text) {
+  if (text == "true" || text == "1")
+    value_ = true;
+  else if (text == "false" || text == "0")
+    value_ = false;
+  else
+    return "parameter '" + name() + "' takes true or false, not '" + text + "'";
+  return "";
+}
+
+template <> std::string Param<bool>::value() const { return value_ ? "true" : "false"; }
+template <> std::string Param<bool>::domain() const { return "true|false"; }
+
+//===----------------------------------------------------------------------===//
+// Registry
+//===----------------------------------------------------------------------===//
+
+Registry &Registry::global() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add(GeneratorInfo info) {
+  if (find(info.name))
+    throw std::logic_error("two minitile kernels are named '" + info.name + "'");
+  generators_.push_back(std::move(info));
+}
+
+const GeneratorInfo *Registry::find(const std::string &name) const {
+  for (const GeneratorInfo &g : generators_)
+    if (g.name == name)
+      return &g;
+  return nullptr;
+}
+
+} // namespace minitile

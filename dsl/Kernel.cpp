@@ -1,0 +1,694 @@
+//===- Kernel.cpp - building a kernel: arguments, tensors, control flow ---===//
+//
+// A Kernel under construction is a module with a tile.host launcher and a
+// tile.kernel. Arguments are added to both; device code goes into the kernel;
+// values the launcher needs (grid, checks) are computed in device code by the
+// user and cloned into the launcher, which is only allowed when they depend
+// on arguments alone.
+//
+//===----------------------------------------------------------------------===//
+#include "dsl/Build.h"
+#include "dsl/KernelState.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+namespace minitile {
+using detail::Access;
+using detail::KernelState;
+
+namespace detail {
+
+KernelState *&current() {
+  thread_local KernelState *state = nullptr;
+  return state;
+}
+
+KernelState::KernelState(mlir::MLIRContext &context, const std::string &name)
+    : ctx(&context), b(&context), hostB(&context) {
+  mlir::Location unknown = mlir::UnknownLoc::get(ctx);
+  module = mlir::ModuleOp::create(unknown);
+  b.setInsertionPointToEnd(module.getBody());
+  auto noArgs = b.getFunctionType({}, {});
+  host = tile::HostOp::create(b, unknown, name, noArgs, mlir::ArrayAttr(),
+                              mlir::ArrayAttr(), mlir::StringAttr());
+  kernel = tile::KernelOp::create(b, unknown, name + "_kernel", noArgs,
+                                  mlir::ArrayAttr(), mlir::ArrayAttr(),
+                                  llvm::ArrayRef<int32_t>{1, 1, 1});
+  hostB.setInsertionPointToEnd(&host.getBody().emplaceBlock());
+  b.setInsertionPointToEnd(&kernel.getBody().emplaceBlock());
+}
+
+mlir::Location KernelState::loc(const SourceLoc &l) const {
+  return mlir::FileLineColLoc::get(ctx, l.file_name(), l.line(), l.column());
+}
+
+mlir::Type KernelState::type(DType t) const {
+  mlir::Builder builder(ctx);
+  switch (t) {
+  case DType::i1: return builder.getI1Type();
+  case DType::i8: return builder.getI8Type();
+  case DType::i16: return builder.getI16Type();
+  case DType::i32: return builder.getI32Type();
+  case DType::i64: return builder.getI64Type();
+  case DType::index: return builder.getIndexType();
+  case DType::f16: return builder.getF16Type();
+  case DType::bf16: return builder.getBF16Type();
+  case DType::f32: return builder.getF32Type();
+  case DType::f64: return builder.getF64Type();
+  }
+  return {};
+}
+
+mlir::Value KernelState::addArgument(const std::string &name, mlir::Type type,
+                                     const SourceLoc &l, bool isSize) {
+  if (name.empty() || !(std::isalpha(name[0]) || name[0] == '_') ||
+      !std::all_of(name.begin(), name.end(),
+                   [](char c) { return std::isalnum(c) || c == '_'; }))
+    throw Error(l, "argument name '" + name +
+                       "' is not a C++ identifier (the launcher uses it)");
+  for (auto &[v, existing] : argNames)
+    if (existing == name)
+      throw Error(l, "two arguments are named '" + name + "'");
+  mlir::Location location = loc(l);
+  mlir::Value deviceArg = kernel.getBody().front().addArgument(type, location);
+  mlir::Value hostArg = host.getBody().front().addArgument(type, location);
+  toHostMap.map(deviceArg, hostArg);
+  argNames[deviceArg.getAsOpaquePointer()] = name;
+
+  unsigned index = deviceArg.getParentBlock()->getNumArguments() - 1;
+  llvm::SmallVector<mlir::Attribute> hostAttrs, kernelAttrs;
+  auto fill = [&](llvm::SmallVector<mlir::Attribute> &attrs, mlir::ArrayAttr old) {
+    if (old)
+      attrs.assign(old.begin(), old.end());
+    attrs.resize(index, mlir::DictionaryAttr::get(ctx));
+  };
+  fill(hostAttrs, host.getArgAttrsAttr());
+  fill(kernelAttrs, kernel.getArgAttrsAttr());
+  llvm::SmallVector<mlir::NamedAttribute> named{
+      b.getNamedAttr("tile.name", b.getStringAttr(name))};
+  if (isSize)
+    named.push_back(b.getNamedAttr("tile.size", b.getUnitAttr()));
+  hostAttrs.push_back(mlir::DictionaryAttr::get(ctx, named));
+  kernelAttrs.push_back(mlir::DictionaryAttr::get(ctx, named));
+  host.setArgAttrsAttr(b.getArrayAttr(hostAttrs));
+  kernel.setArgAttrsAttr(b.getArrayAttr(kernelAttrs));
+  return deviceArg;
+}
+
+static std::string where(mlir::Location loc) {
+  if (auto file = llvm::dyn_cast<mlir::FileLineColLoc>(loc))
+    return (file.getFilename().str() + ":" + std::to_string(file.getLine()));
+  return "an unknown place";
+}
+
+mlir::Value KernelState::toHost(mlir::Value v, const SourceLoc &use,
+                                const char *what) {
+  if (mlir::Value known = toHostMap.lookupOrNull(v))
+    return known;
+  if (llvm::isa<mlir::BlockArgument>(v))
+    throw Error(use, std::string(what) +
+                         " depends on a loop variable, which only the device has");
+  mlir::Operation *op = v.getDefiningOp();
+  bool hostable = op->getDialect() &&
+                  op->getDialect()->getNamespace() == "arith" &&
+                  mlir::isPure(op) &&
+                  !llvm::isa<mlir::VectorType>(v.getType());
+  if (!hostable)
+    throw Error(use, std::string(what) + " depends on '" +
+                         op->getName().getStringRef().str() + "' (at " +
+                         where(op->getLoc()) +
+                         "), which only the device computes; use size and "
+                         "scalar arguments and arithmetic on them");
+  for (mlir::Value operand : op->getOperands())
+    toHost(operand, use, what);
+  mlir::Operation *copy = hostB.clone(*op, toHostMap);
+  return copy->getResult(llvm::cast<mlir::OpResult>(v).getResultNumber());
+}
+
+} // namespace detail
+
+namespace {
+
+KernelState &checked(detail::KernelState *k, const SourceLoc &loc) {
+  if (!k || k != detail::current())
+    throw Error(loc, "this kernel is not being built (Kernel used after its "
+                     "generate() returned?)");
+  return *k;
+}
+
+mlir::Value indexValue(KernelState &k, const Arg &a, const char *what) {
+  mlir::Value v = detail::materialize(k, a, k.b.getIndexType(), what);
+  mlir::Type t = v.getType();
+  if (t.isIndex())
+    return v;
+  if (t.isInteger() && !t.isInteger(1))
+    return mlir::arith::IndexCastOp::create(k.b, k.loc(a.loc()),
+                                            k.b.getIndexType(), v);
+  throw Error(a.loc(), std::string(what) + " takes an integer, not " +
+                           detail::describe(t));
+}
+
+/// Static value of `a` if it is a C++ integer constant or an arith constant.
+std::optional<int64_t> staticInt(const Arg &a) {
+  if (Access::isConstant(a))
+    return Access::intConstant(a);
+  mlir::Value v = Access::get(Access::value(a));
+  if (auto c = v.getDefiningOp<mlir::arith::ConstantIndexOp>())
+    return c.value();
+  return std::nullopt;
+}
+
+void checkIndices(const Tensor &t, const std::vector<Arg> &idx,
+                  const SourceLoc &loc) {
+  if (static_cast<int>(idx.size()) != t.rank())
+    throw Error(loc, "'" + t.name() + "' has rank " + std::to_string(t.rank()) +
+                         " but is indexed with " + std::to_string(idx.size()) +
+                         (idx.size() == 1 ? " index" : " indices"));
+  for (int d = 0; d < t.rank(); ++d) {
+    auto c = staticInt(idx[d]);
+    auto size = t.staticSize(d);
+    if (c && (*c < 0 || (size && *c >= *size)))
+      throw Error(idx[d].loc(), "index " + std::to_string(*c) +
+                                    " is outside dimension " + std::to_string(d) +
+                                    " of '" + t.name() + "'" +
+                                    (size ? " (size " + std::to_string(*size) + ")"
+                                          : ""));
+  }
+}
+
+llvm::SmallVector<mlir::Value> indexValues(KernelState &k,
+                                           const std::vector<Arg> &idx) {
+  llvm::SmallVector<mlir::Value> r;
+  for (const Arg &a : idx)
+    r.push_back(indexValue(k, a, "a tensor index"));
+  return r;
+}
+
+/// Runs `body` with device code going into `block`, before its terminator.
+template <class F> void buildInto(KernelState &k, mlir::Block &block, F &&body) {
+  mlir::OpBuilder::InsertionGuard guard(k.b);
+  if (!block.empty() && block.back().hasTrait<mlir::OpTrait::IsTerminator>())
+    k.b.setInsertionPoint(&block.back());
+  else
+    k.b.setInsertionPointToEnd(&block);
+  body();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Arguments and tensors
+//===----------------------------------------------------------------------===//
+
+Value Kernel::size(const std::string &name, SourceLoc loc) {
+  KernelState &k = checked(state_, loc);
+  mlir::Value v = k.addArgument(name, k.b.getIndexType(), loc, /*isSize=*/true);
+  mlir::Location l = k.loc(loc);
+  mlir::Value h = k.toHostMap.lookup(v);
+  mlir::Value zero = mlir::arith::ConstantIndexOp::create(k.hostB, l, 0);
+  mlir::Value ok = mlir::arith::CmpIOp::create(
+      k.hostB, l, mlir::arith::CmpIPredicate::sge, h, zero);
+  tile::HostCheckOp::create(k.hostB, l, ok, name + " must not be negative");
+  return Access::make(&k, v);
+}
+
+Value Kernel::scalar(const std::string &name, DType t, SourceLoc loc) {
+  KernelState &k = checked(state_, loc);
+  return Access::make(&k, k.addArgument(name, k.type(t), loc, false));
+}
+
+Tensor Kernel::tensor(const std::string &name, DType t, std::vector<Arg> shape,
+                      SourceLoc loc) {
+  KernelState &k = checked(state_, loc);
+  if (shape.empty())
+    throw Error(loc, "tensor '" + name + "' needs at least one dimension");
+  if (t == DType::i1 || t == DType::index)
+    throw Error(loc, "tensor '" + name + "' cannot hold " + dtypeName(t) +
+                         "; use an integer or float type");
+  for (const Arg &d : shape)
+    if (!Access::isConstant(d) &&
+        !llvm::isa<mlir::BlockArgument>(Access::get(Access::value(d))))
+      throw Error(d.loc(), "the sizes of tensor '" + name +
+                               "' are size() arguments or constants; "
+                               "view() it for other shapes");
+  mlir::Value ptr = k.addArgument(name, tile::PtrType::get(k.ctx, k.type(t)),
+                                  loc, false);
+  Tensor base;
+  Access::fill(base, &k, name, t, Access::make(&k, ptr), Value(), {}, {}, {});
+  Tensor result = k.atEntry([&] {
+    // Row-major: stride[d] = prod(shape[d+1:]).
+    std::vector<Arg> strides(shape.size(), Arg(1, loc));
+    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
+      strides[d] = Arg(strides[d + 1] * shape[d + 1], loc);
+    return view(base, Arg(0, loc), shape, strides, loc);
+  });
+
+  // The launcher checks the pointer of a non-empty tensor.
+  mlir::Location l = k.loc(loc);
+  mlir::Value numel = mlir::arith::ConstantIndexOp::create(k.hostB, l, 1);
+  for (int d = 0; d < result.rank(); ++d)
+    numel = mlir::arith::MulIOp::create(
+        k.hostB, l, numel,
+        k.toHost(Access::get(result.size(d)), loc, "a tensor size"));
+  tile::CheckPtrOp::create(k.hostB, l, k.toHostMap.lookup(ptr), numel,
+                           dtypeBytes(t));
+  return result;
+}
+
+Tensor Kernel::view(const Tensor &base, Arg offset, std::vector<Arg> shape,
+                    std::vector<Arg> strides, SourceLoc loc) {
+  KernelState &k = checked(state_, loc);
+  if (base.kernel_ != &k)
+    throw Error(loc, "view of '" + base.name() + "', a tensor of another kernel");
+  if (shape.size() != strides.size())
+    throw Error(loc, "view of '" + base.name() + "' has " +
+                         std::to_string(shape.size()) + " sizes but " +
+                         std::to_string(strides.size()) + " strides");
+  if (shape.empty())
+    throw Error(loc, "view of '" + base.name() + "' needs at least one dimension");
+  auto inner = staticInt(strides.back());
+  if (!inner || *inner != 1)
+    throw Error(strides.back().loc(),
+                "view of '" + base.name() +
+                    "': the innermost stride must be the constant 1");
+  mlir::Value off = indexValue(k, offset, "a view offset");
+  if (base.offset_.valid())
+    off = mlir::arith::AddIOp::create(k.b, k.loc(loc),
+                                      Access::get(base.offset_), off);
+  std::vector<Value> sizes, strideValues;
+  std::vector<std::optional<int64_t>> statics;
+  llvm::SmallVector<int64_t> typeShape;
+  llvm::SmallVector<mlir::Value> dynSizes, dynStrides;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    auto c = staticInt(shape[d]);
+    if (c && *c < 0)
+      throw Error(shape[d].loc(), "dimension " + std::to_string(d) + " of '" +
+                                      base.name() + "' is negative (" +
+                                      std::to_string(*c) + ")");
+    mlir::Value s = indexValue(k, shape[d], "a tensor size");
+    sizes.push_back(Access::make(&k, s));
+    statics.push_back(c);
+    typeShape.push_back(c ? *c : mlir::ShapedType::kDynamic);
+    if (!c)
+      dynSizes.push_back(s);
+    mlir::Value st = indexValue(k, strides[d], "a tensor stride");
+    strideValues.push_back(Access::make(&k, st));
+    if (d + 1 < shape.size())
+      dynStrides.push_back(st);
+  }
+  auto type = tile::GlobalTensorType::get(k.ctx, typeShape, k.type(base.dtype()));
+  auto op = tile::ViewOp::create(k.b, k.loc(loc), type, Access::get(base.base_),
+                                 off, dynSizes, dynStrides);
+  Tensor t;
+  Access::fill(t, &k, base.name(), base.dtype(), base.base_,
+               Access::make(&k, off), sizes, strideValues, statics);
+  Access::setView(t, op.getResult());
+  return t;
+}
+
+Value Tensor::size(int d, SourceLoc loc) const {
+  if (d < 0 || d >= rank())
+    throw Error(loc, "'" + name_ + "' has no dimension " + std::to_string(d) +
+                         " (rank " + std::to_string(rank()) + ")");
+  return sizes_[d];
+}
+
+std::optional<int64_t> Tensor::staticSize(int d) const {
+  return d >= 0 && d < rank() ? static_[d] : std::nullopt;
+}
+
+Tensor Tensor::select(int dim, Arg i, SourceLoc loc) const {
+  if (rank() < 2)
+    throw Error(loc, "select() of '" + name_ + "', which has rank " +
+                         std::to_string(rank()) + "; it needs rank 2 or more");
+  if (dim < 0 || dim >= rank())
+    throw Error(loc, "'" + name_ + "' has no dimension " + std::to_string(dim));
+  KernelState &k = checked(kernel_, loc);
+  checkIndices(*this, [&] {
+    std::vector<Arg> idx(rank(), Arg(0, loc));
+    idx[dim] = i;
+    return idx;
+  }(), loc);
+  std::vector<Arg> shape, strides;
+  for (int d = 0; d < rank(); ++d)
+    if (d != dim) {
+      shape.emplace_back(sizes_[d], loc);
+      strides.emplace_back(strides_[d], loc);
+    }
+  if (dim == rank() - 1)
+    throw Error(loc, "select() cannot fix the innermost dimension of '" + name_ +
+                         "': the view's innermost stride would not be 1");
+  Kernel kernel(&k);
+  return kernel.view(*this, Arg(i * Arg(strides_[dim], loc), loc), shape,
+                     strides, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Loads and stores
+//===----------------------------------------------------------------------===//
+
+Element::Element(const Tensor &t, std::vector<Arg> idx, SourceLoc loc)
+    : tensor_(std::make_shared<const Tensor>(t)), indices_(std::move(idx)),
+      loc_(loc) {
+  checkIndices(t, indices_, loc_);
+}
+
+Element::operator Value() const { return tensor_->load(indices_, 1, loc_); }
+
+const Element &Element::operator=(Arg v) const {
+  tensor_->store(indices_, v, v.loc());
+  return *this;
+}
+
+Element Tensor::operator()(Arg i0) const { return Element(*this, {i0}, i0.loc()); }
+Element Tensor::operator()(Arg i0, Arg i1) const {
+  return Element(*this, {i0, i1}, i0.loc());
+}
+Element Tensor::operator()(Arg i0, Arg i1, Arg i2) const {
+  return Element(*this, {i0, i1, i2}, i0.loc());
+}
+Element Tensor::operator()(Arg i0, Arg i1, Arg i2, Arg i3) const {
+  return Element(*this, {i0, i1, i2, i3}, i0.loc());
+}
+
+static void checkLanes(const Tensor &t, int lanes, const SourceLoc &loc) {
+  int bytes = lanes * dtypeBytes(t.dtype());
+  if (lanes < 1 || bytes > 16 || (bytes & (bytes - 1)))
+    throw Error(loc, "a vector access to '" + t.name() + "' moves 2, 4, 8 or 16 "
+                     "bytes, not " + std::to_string(lanes) + " x " +
+                     dtypeName(t.dtype()));
+  auto inner = t.staticSize(t.rank() - 1);
+  if (lanes > 1 && inner && *inner % lanes)
+    throw Error(loc, "vectors of " + std::to_string(lanes) +
+                         " elements cannot tile the innermost dimension of '" +
+                         t.name() + "' (size " + std::to_string(*inner) + ")");
+}
+
+Value Tensor::load(std::vector<Arg> idx, int lanes, SourceLoc loc) const {
+  KernelState &k = checked(kernel_, loc);
+  checkIndices(*this, idx, loc);
+  checkLanes(*this, lanes, loc);
+  mlir::Type t = k.type(dtype_);
+  if (lanes > 1)
+    t = mlir::VectorType::get({lanes}, t);
+  auto indices = indexValues(k, idx);
+  return Access::make(&k, tile::LoadOp::create(k.b, k.loc(loc), t,
+                                               Access::viewOf(*this), indices));
+}
+
+void Tensor::store(std::vector<Arg> idx, Arg v, SourceLoc loc) const {
+  KernelState &k = checked(kernel_, loc);
+  checkIndices(*this, idx, loc);
+  mlir::Type element = k.type(dtype_);
+  mlir::Value value;
+  if (Access::isConstant(v)) {
+    value = detail::materialize(k, v, element, ("a store to '" + name_ + "'").c_str());
+  } else {
+    value = Access::get(Access::value(v));
+    mlir::Type vt = value.getType();
+    if (mlir::getElementTypeOrSelf(vt) != element)
+      throw Error(loc, "store to '" + name_ + "': the value is " +
+                           detail::describe(vt) + " but the tensor holds " +
+                           dtypeName(dtype_));
+    if (auto vec = llvm::dyn_cast<mlir::VectorType>(vt))
+      checkLanes(*this, vec.getNumElements(), loc);
+  }
+  auto indices = indexValues(k, idx);
+  tile::StoreOp::create(k.b, k.loc(loc), value, Access::viewOf(*this), indices);
+}
+
+Value Tensor::elementsToAligned(std::vector<Arg> idx, int bytes,
+                                SourceLoc loc) const {
+  KernelState &k = checked(kernel_, loc);
+  checkIndices(*this, idx, loc);
+  if (bytes <= 0 || (bytes & (bytes - 1)))
+    throw Error(loc, "alignment must be a positive power of two, not " +
+                         std::to_string(bytes));
+  auto indices = indexValues(k, idx);
+  return Access::make(&k, tile::ElemsToAlignedOp::create(
+                              k.b, k.loc(loc), k.b.getIndexType(),
+                              Access::viewOf(*this), indices, bytes));
+}
+
+//===----------------------------------------------------------------------===//
+// Launch geometry
+//===----------------------------------------------------------------------===//
+
+void Kernel::threads(int x, int y, int z, SourceLoc loc) {
+  KernelState &k = checked(state_, loc);
+  if (x <= 0 || y <= 0 || z <= 0)
+    throw Error(loc, "threads(" + std::to_string(x) + ", " + std::to_string(y) +
+                         ", " + std::to_string(z) +
+                         "): block extents must be positive");
+  if (int64_t(x) * y * z > 1024)
+    throw Error(loc, "threads(" + std::to_string(x) + ", " + std::to_string(y) +
+                         ", " + std::to_string(z) + ") asks for " +
+                         std::to_string(int64_t(x) * y * z) +
+                         " threads; a block holds at most 1024");
+  if (k.block)
+    throw Error(loc, "threads() is set twice");
+  k.block = {x, y, z};
+  k.kernel.setBlock({x, y, z});
+}
+
+int Kernel::blockDim(int dim, SourceLoc loc) const {
+  KernelState &k = checked(state_, loc);
+  if (!k.block)
+    throw Error(loc, "blockDim() before threads() is set");
+  if (dim < 0 || dim > 2)
+    throw Error(loc, "dimension " + std::to_string(dim) + " is not 0, 1 or 2");
+  return (*k.block)[dim];
+}
+
+void Kernel::grid(Arg x, Arg y, Arg z) {
+  KernelState &k = checked(state_, x.loc());
+  if (k.grid)
+    throw Error(x.loc(), "grid() is set twice");
+  std::array<mlir::Value, 3> g;
+  const Arg *args[] = {&x, &y, &z};
+  for (int d = 0; d < 3; ++d) {
+    mlir::Value v = indexValue(k, *args[d], "the grid");
+    g[d] = k.toHost(v, args[d]->loc(), "the grid");
+  }
+  k.grid = g;
+  k.gridLoc = x.loc();
+}
+
+void Kernel::require(Arg cond, const std::string &message) {
+  KernelState &k = checked(state_, cond.loc());
+  mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "require()");
+  if (!c.getType().isInteger(1))
+    throw Error(cond.loc(), "require() takes a bool, not " +
+                                detail::describe(c.getType()));
+  tile::HostCheckOp::create(k.hostB, k.loc(cond.loc()),
+                            k.toHost(c, cond.loc(), "require()"), message);
+}
+
+static Value geometry(KernelState &k, int dim, const SourceLoc &loc,
+                      const char *what,
+                      mlir::Value (*make)(mlir::OpBuilder &, mlir::Location,
+                                          tile::Dim)) {
+  if (dim < 0 || dim > 2)
+    throw Error(loc, std::string(what) + "(" + std::to_string(dim) +
+                         "): the dimension is 0, 1 or 2");
+  return Access::make(&k, make(k.b, k.loc(loc), static_cast<tile::Dim>(dim)));
+}
+
+Value Kernel::threadId(int dim, SourceLoc loc) {
+  return geometry(checked(state_, loc), dim, loc, "threadId",
+                  [](mlir::OpBuilder &b, mlir::Location l, tile::Dim d) -> mlir::Value {
+                    return tile::ThreadIdOp::create(b, l, d);
+                  });
+}
+Value Kernel::blockId(int dim, SourceLoc loc) {
+  return geometry(checked(state_, loc), dim, loc, "blockId",
+                  [](mlir::OpBuilder &b, mlir::Location l, tile::Dim d) -> mlir::Value {
+                    return tile::BlockIdOp::create(b, l, d);
+                  });
+}
+Value Kernel::gridDim(int dim, SourceLoc loc) {
+  return geometry(checked(state_, loc), dim, loc, "gridDim",
+                  [](mlir::OpBuilder &b, mlir::Location l, tile::Dim d) -> mlir::Value {
+                    return tile::GridDimOp::create(b, l, d);
+                  });
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow and variables
+//===----------------------------------------------------------------------===//
+
+void Kernel::serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
+                    Arg step) {
+  KernelState &k = checked(state_, lo.loc());
+  auto s = staticInt(step);
+  if (s && *s <= 0)
+    throw Error(step.loc(), "serial(): the step must be positive, not " +
+                                std::to_string(*s));
+  mlir::Value l = indexValue(k, lo, "serial()"), h = indexValue(k, hi, "serial()"),
+              st = indexValue(k, step, "serial()");
+  auto loop = tile::ForOp::create(k.b, k.loc(lo.loc()), l, h, st);
+  buildInto(k, loop.getBody().front(),
+            [&] { body(Access::make(&k, loop.getInductionVar())); });
+}
+
+void Kernel::parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
+                      Arg step) {
+  KernelState &k = checked(state_, lo.loc());
+  auto s = staticInt(step);
+  if (s && *s <= 0)
+    throw Error(step.loc(), "parallel(): the step must be positive, not " +
+                                std::to_string(*s));
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p;
+       p = p->getParentOp())
+    if (llvm::isa<tile::ParallelOp>(p))
+      throw Error(lo.loc(), "parallel() inside another parallel(): each "
+                            "iteration of the outer loop runs on one thread");
+  mlir::Value l = indexValue(k, lo, "parallel()"), h = indexValue(k, hi, "parallel()"),
+              st = indexValue(k, step, "parallel()");
+  auto loop = tile::ParallelOp::create(k.b, k.loc(lo.loc()), l, h, st);
+  buildInto(k, loop.getBody().front(),
+            [&] { body(Access::make(&k, loop.getInductionVar())); });
+}
+
+void Kernel::if_(Arg cond, const std::function<void()> &then,
+                 const std::function<void()> &otherwise) {
+  KernelState &k = checked(state_, cond.loc());
+  mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "if_()");
+  if (!c.getType().isInteger(1))
+    throw Error(cond.loc(), "if_() takes a bool, not " +
+                                detail::describe(c.getType()));
+  auto op = tile::IfOp::create(k.b, k.loc(cond.loc()), mlir::TypeRange(), c);
+  auto region = [&](mlir::Region &r, const std::function<void()> &body) {
+    mlir::OpBuilder end = mlir::OpBuilder::atBlockEnd(&r.emplaceBlock());
+    tile::YieldOp::create(end, op.getLoc());
+    buildInto(k, r.front(), body);
+  };
+  region(op.getThenRegion(), then);
+  if (otherwise)
+    region(op.getElseRegion(), otherwise);
+}
+
+Var Kernel::var(Arg init, SourceLoc loc) {
+  KernelState &k = checked(state_, loc);
+  mlir::Value v = detail::materialize(k, init, std::nullopt, "var()");
+  return var(detail::dtypeOf(v.getType()), Arg(Access::make(&k, v), loc), loc);
+}
+
+Var Kernel::var(DType t, Arg init, SourceLoc loc) {
+  KernelState &k = checked(state_, loc);
+  auto type = tile::LocalType::get(k.ctx, k.type(t));
+  // Variables live at the kernel entry; the initial value is stored here.
+  auto local = k.atEntry(
+      [&] { return tile::AllocLocalOp::create(k.b, k.loc(loc), type); });
+  Var v;
+  v.kernel_ = &k;
+  v.local_ = local.getResult().getAsOpaquePointer();
+  v.dtype_ = t;
+  v.set(init);
+  return v;
+}
+
+Value Var::get(SourceLoc loc) const {
+  KernelState &k = checked(kernel_, loc);
+  mlir::Value local = mlir::Value::getFromOpaquePointer(local_);
+  return Access::make(&k, tile::LocalLoadOp::create(k.b, k.loc(loc), k.type(dtype_),
+                                                    local));
+}
+
+void Var::set(Arg v) const {
+  KernelState &k = checked(kernel_, v.loc());
+  mlir::Value local = mlir::Value::getFromOpaquePointer(local_);
+  mlir::Type t = k.type(dtype_);
+  mlir::Value x = detail::materialize(k, v, t, "a variable assignment");
+  if (x.getType() != t) {
+    bool widening = x.getType().isInteger() && !x.getType().isInteger(1) &&
+                    (t.isIndex() || (t.isInteger() &&
+                                     t.getIntOrFloatBitWidth() > x.getType().getIntOrFloatBitWidth()));
+    if (!widening)
+      throw Error(v.loc(), "a " + std::string(dtypeName(dtype_)) +
+                               " variable cannot hold " +
+                               detail::describe(x.getType()));
+    x = Access::get(cast(Arg(Access::make(&k, x), v.loc()), dtype_, v.loc()));
+  }
+  tile::LocalStoreOp::create(k.b, k.loc(v.loc()), x, local);
+}
+
+//===----------------------------------------------------------------------===//
+// Building a module from a generator
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Finishes the launcher and kernel bodies and the function types.
+void finish(KernelState &k, const std::string &file) {
+  if (!k.block)
+    throw Error(file, 0, "the kernel never calls threads()");
+  if (!k.grid)
+    throw Error(file, 0, "the kernel never calls grid()");
+  mlir::Location loc = k.loc(k.gridLoc);
+  mlir::Block &hostBody = k.host.getBody().front();
+  mlir::Block &kernelBody = k.kernel.getBody().front();
+  llvm::SmallVector<mlir::Value> args(hostBody.getArguments());
+  tile::LaunchOp::create(k.hostB, loc, k.kernel.getSymName(), (*k.grid)[0],
+                         (*k.grid)[1], (*k.grid)[2], args);
+  tile::ReturnOp::create(k.hostB, loc);
+  mlir::OpBuilder kernelEnd = mlir::OpBuilder::atBlockEnd(&kernelBody);
+  tile::ReturnOp::create(kernelEnd, loc);
+  auto type = k.b.getFunctionType(kernelBody.getArgumentTypes(), {});
+  k.host.setFunctionType(type);
+  k.kernel.setFunctionType(type);
+}
+
+/// Verifies the module; the first diagnostic becomes an Error at its line.
+void verify(KernelState &k, const std::string &file) {
+  std::optional<Error> first;
+  mlir::ScopedDiagnosticHandler handler(k.ctx, [&](mlir::Diagnostic &d) {
+    if (first || d.getSeverity() != mlir::DiagnosticSeverity::Error)
+      return mlir::success();
+    std::string message = d.str();
+    if (auto l = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+      first.emplace(l.getFilename().str(), l.getLine(), message);
+    else
+      first.emplace(file, 0, message);
+    return mlir::success();
+  });
+  if (mlir::failed(mlir::verify(k.module)) || first) {
+    if (first)
+      throw *first;
+    throw Error(file, 0, "the kernel's IR does not verify");
+  }
+}
+
+struct CurrentKernel {
+  explicit CurrentKernel(KernelState *k) { detail::current() = k; }
+  ~CurrentKernel() { detail::current() = nullptr; }
+};
+
+} // namespace
+
+mlir::OwningOpRef<mlir::ModuleOp> buildKernel(mlir::MLIRContext &ctx,
+                                              Generator &gen,
+                                              const std::string &name,
+                                              const std::string &doc) {
+  ctx.loadDialect<tile::TileDialect, mlir::arith::ArithDialect>();
+  if (detail::current())
+    throw std::logic_error("buildKernel() while another kernel is being built");
+  KernelState k(ctx, name);
+  mlir::OwningOpRef<mlir::ModuleOp> owner(k.module);
+  if (!doc.empty())
+    k.host.setDocAttr(k.b.getStringAttr(doc));
+  std::string file = "<generator " + name + ">";
+  if (auto *info = Registry::global().find(name))
+    file = info->file;
+  {
+    CurrentKernel scope(&k);
+    Kernel kernel(&k);
+    gen.generate(kernel);
+    finish(k, file);
+  }
+  verify(k, file);
+  return owner;
+}
+
+} // namespace minitile

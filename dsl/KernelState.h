@@ -1,0 +1,118 @@
+//===- dsl/KernelState.h - what a Kernel under construction holds --------===//
+#pragma once
+
+#include "minitile/dsl.h"
+#include "passes/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <array>
+#include <map>
+
+namespace minitile::detail {
+
+struct KernelState {
+  KernelState(mlir::MLIRContext &ctx, const std::string &name);
+
+  mlir::MLIRContext *ctx;
+  mlir::ModuleOp module;
+  tile::HostOp host;
+  tile::KernelOp kernel;
+  mlir::OpBuilder b;        // where device code goes next
+  mlir::OpBuilder hostB;    // where host code goes next
+  mlir::Operation *entryTail = nullptr; // last op of the kernel's entry prologue
+  mlir::IRMapping toHostMap;
+  std::map<void *, std::string> argNames; // kernel block argument -> name
+  std::optional<std::array<int, 3>> block;
+  std::optional<std::array<mlir::Value, 3>> grid;
+  SourceLoc gridLoc;
+
+  mlir::Location loc(const SourceLoc &l) const;
+  mlir::Type type(DType t) const;
+  /// Adds a kernel (and launcher) argument.
+  mlir::Value addArgument(const std::string &name, mlir::Type type,
+                          const SourceLoc &l, bool isSize);
+  /// Runs `fn` with device code going into the kernel's entry prologue (the
+  /// views of arguments and the variables), ahead of all other code.
+  template <class F> auto atEntry(F &&fn) {
+    mlir::OpBuilder::InsertionGuard guard(b);
+    mlir::Block *entry = &kernel.getBody().front();
+    if (entryTail)
+      b.setInsertionPointAfter(entryTail);
+    else
+      b.setInsertionPointToStart(entry);
+    struct Tail {
+      KernelState &k;
+      mlir::Block *entry;
+      ~Tail() {
+        auto it = k.b.getInsertionPoint();
+        if (it != entry->begin())
+          k.entryTail = &*std::prev(it);
+      }
+    } tail{*this, entry};
+    return fn();
+  }
+  /// The host twin of a device value computed from arguments only.
+  mlir::Value toHost(mlir::Value v, const SourceLoc &use, const char *what);
+};
+
+/// The DSL's friend: converts between public handles and MLIR values.
+struct Access {
+  static mlir::Value get(const Value &v) {
+    return mlir::Value::getFromOpaquePointer(v.impl_);
+  }
+  static Value make(KernelState *k, mlir::Value v) {
+    Value r;
+    r.kernel_ = k;
+    r.impl_ = v.getAsOpaquePointer();
+    return r;
+  }
+  static KernelState *kernelOf(const Value &v) { return v.kernel_; }
+  static const Arg &arg(const Arg &a) { return a; }
+  static bool isConstant(const Arg &a) { return a.isConstant_; }
+  static bool isFloatConstant(const Arg &a) { return a.isFloatConstant_; }
+  static bool isBoolConstant(const Arg &a) { return a.isBoolConstant_; }
+  static double constant(const Arg &a) { return a.constant_; }
+  static int64_t intConstant(const Arg &a) { return a.intConstant_; }
+  static const Value &value(const Arg &a) { return a.value_; }
+  static mlir::Value viewOf(const Tensor &t) {
+    return mlir::Value::getFromOpaquePointer(t.view_);
+  }
+  static Tensor &mutableTensor(Tensor &t) { return t; }
+  static void setView(Tensor &t, mlir::Value v) { t.view_ = v.getAsOpaquePointer(); }
+  static void fill(Tensor &t, KernelState *k, std::string name, DType dt,
+                   Value base, Value offset, std::vector<Value> sizes,
+                   std::vector<Value> strides,
+                   std::vector<std::optional<int64_t>> statics) {
+    t.kernel_ = k;
+    t.name_ = std::move(name);
+    t.dtype_ = dt;
+    t.base_ = base;
+    t.offset_ = offset;
+    t.sizes_ = std::move(sizes);
+    t.strides_ = std::move(strides);
+    t.static_ = std::move(statics);
+  }
+  static const Tensor &tensorOf(const Element &e) { return *e.tensor_; }
+  static const std::vector<Arg> &indicesOf(const Element &e) { return e.indices_; }
+};
+
+/// The kernel being built on this thread (set by buildKernel).
+KernelState *&current();
+
+/// The kernel an operation on these operands builds into.
+KernelState &kernelFor(std::initializer_list<const Arg *> args,
+                       const SourceLoc &loc);
+
+/// Makes `a` an MLIR value. A constant takes type `like` when given, else
+/// index for integers, f32 for floats, i1 for bools.
+mlir::Value materialize(KernelState &k, const Arg &a,
+                        std::optional<mlir::Type> like, const char *what);
+
+/// DType of an MLIR scalar (or vector element) type.
+DType dtypeOf(mlir::Type t);
+std::string describe(mlir::Type t);
+
+} // namespace minitile::detail

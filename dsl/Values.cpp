@@ -1,0 +1,447 @@
+//===- Values.cpp - scalar arithmetic of the DSL --------------------------===//
+//
+// Each operator checks its operands (kinds, widths, lanes) and records one
+// arith op at the caller's line. Integer operands of different widths meet at
+// the wider one; nothing converts between ints and floats implicitly.
+//
+//===----------------------------------------------------------------------===//
+#include "dsl/KernelState.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cmath>
+
+namespace minitile {
+using detail::Access;
+using detail::KernelState;
+
+namespace detail {
+
+DType dtypeOf(mlir::Type t) {
+  if (auto vec = llvm::dyn_cast<mlir::VectorType>(t))
+    t = vec.getElementType();
+  if (t.isIndex()) return DType::index;
+  if (t.isInteger(1)) return DType::i1;
+  if (t.isInteger(8)) return DType::i8;
+  if (t.isInteger(16)) return DType::i16;
+  if (t.isInteger(32)) return DType::i32;
+  if (t.isInteger(64)) return DType::i64;
+  if (t.isF16()) return DType::f16;
+  if (t.isBF16()) return DType::bf16;
+  if (t.isF32()) return DType::f32;
+  return DType::f64;
+}
+
+std::string describe(mlir::Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+KernelState &kernelFor(std::initializer_list<const Arg *> args,
+                       const SourceLoc &loc) {
+  KernelState *k = nullptr;
+  for (const Arg *a : args) {
+    if (Access::isConstant(*a))
+      continue;
+    const Value &v = Access::value(*a);
+    if (!v.valid())
+      throw Error(a->loc(), "an operand is an empty minitile::Value (never assigned)");
+    if (k && Access::kernelOf(v) != k)
+      throw Error(loc, "operands come from two different kernels");
+    k = Access::kernelOf(v);
+  }
+  if (!k)
+    k = current();
+  if (!k)
+    throw Error(loc, "DSL call outside a kernel being built");
+  if (k != current())
+    throw Error(loc, "a value of a kernel that is no longer being built");
+  return *k;
+}
+
+mlir::Value materialize(KernelState &k, const Arg &a,
+                        std::optional<mlir::Type> like, const char *what) {
+  if (!Access::isConstant(a))
+    return Access::get(Access::value(a));
+  mlir::OpBuilder &b = k.b;
+  mlir::Location loc = k.loc(a.loc());
+  mlir::Type t = like.value_or(
+      Access::isBoolConstant(a) ? b.getI1Type()
+      : Access::isFloatConstant(a) ? mlir::Type(b.getF32Type())
+                                   : mlir::Type(b.getIndexType()));
+  mlir::Type element = t;
+  auto vec = llvm::dyn_cast<mlir::VectorType>(t);
+  if (vec)
+    element = vec.getElementType();
+  double c = Access::constant(a);
+  mlir::TypedAttr attr;
+  if (llvm::isa<mlir::FloatType>(element)) {
+    if (Access::isBoolConstant(a))
+      throw Error(a.loc(), std::string("a bool constant cannot be ") +
+                               describe(element) + " in " + what);
+    attr = b.getFloatAttr(element, c);
+  } else {
+    if (Access::isFloatConstant(a) && c != std::floor(c))
+      throw Error(a.loc(), "constant " + std::to_string(c) + " in " + what +
+                               " is not an integer, but the other operand is " +
+                               describe(element));
+    if (element.isInteger(1) && !Access::isBoolConstant(a) && c != 0 && c != 1)
+      throw Error(a.loc(), std::string("constant ") + std::to_string(c) +
+                               " in " + what + " is not a bool");
+    int64_t v = Access::isFloatConstant(a) ? static_cast<int64_t>(c)
+                                           : Access::intConstant(a);
+    attr = element.isIndex() ? mlir::TypedAttr(b.getIndexAttr(v))
+                             : mlir::TypedAttr(b.getIntegerAttr(element, v));
+  }
+  if (vec)
+    attr = mlir::DenseElementsAttr::get(vec, mlir::Attribute(attr));
+  return mlir::arith::ConstantOp::create(b, loc, attr);
+}
+
+} // namespace detail
+
+namespace {
+
+enum class Kind { any, integer, boolean, number /* int or float, not bool */ };
+
+bool isInt(mlir::Type t) {
+  t = mlir::getElementTypeOrSelf(t);
+  return t.isIndex() || (t.isInteger() && !t.isInteger(1));
+}
+bool isBool(mlir::Type t) { return mlir::getElementTypeOrSelf(t).isInteger(1); }
+bool isFloatType(mlir::Type t) {
+  return llvm::isa<mlir::FloatType>(mlir::getElementTypeOrSelf(t));
+}
+unsigned intWidth(mlir::Type t) {
+  t = mlir::getElementTypeOrSelf(t);
+  return t.isIndex() ? 65 : t.getIntOrFloatBitWidth(); // index is the widest
+}
+int lanesOf(mlir::Type t) {
+  auto vec = llvm::dyn_cast<mlir::VectorType>(t);
+  return vec ? vec.getNumElements() : 1;
+}
+
+/// Sign-extends integer `v` to integer type `to` (same lanes).
+mlir::Value widen(KernelState &k, mlir::Value v, mlir::Type to, mlir::Location loc) {
+  if (v.getType() == to)
+    return v;
+  if (mlir::getElementTypeOrSelf(to).isIndex() ||
+      mlir::getElementTypeOrSelf(v.getType()).isIndex())
+    return mlir::arith::IndexCastOp::create(k.b, loc, to, v);
+  return mlir::arith::ExtSIOp::create(k.b, loc, to, v);
+}
+
+std::string typeName(mlir::Type t) { return detail::describe(t); }
+
+/// Checks and converts the operands of a binary operator to one type.
+std::pair<mlir::Value, mlir::Value> unify(KernelState &k, const Arg &a,
+                                          const Arg &b, const char *what,
+                                          Kind kind) {
+  const SourceLoc &where = a.loc();
+  mlir::Location loc = k.loc(where);
+  mlir::Value x, y;
+  if (!Access::isConstant(a))
+    x = Access::get(Access::value(a));
+  if (!Access::isConstant(b))
+    y = Access::get(Access::value(b));
+  if (!x && !y) {
+    x = detail::materialize(k, a, std::nullopt, what);
+    y = detail::materialize(k, b, x.getType(), what);
+  } else if (!x) {
+    x = detail::materialize(k, a, y.getType(), what);
+  } else if (!y) {
+    y = detail::materialize(k, b, x.getType(), what);
+  }
+  mlir::Type tx = x.getType(), ty = y.getType();
+  if (lanesOf(tx) != lanesOf(ty))
+    throw Error(where, std::string("operands of ") + what + " have " +
+                           std::to_string(lanesOf(tx)) + " and " +
+                           std::to_string(lanesOf(ty)) + " lanes");
+  if (isInt(tx) && isInt(ty)) {
+    if (intWidth(tx) < intWidth(ty))
+      x = widen(k, x, ty, loc);
+    else if (intWidth(ty) < intWidth(tx))
+      y = widen(k, y, tx, loc);
+  } else if (tx != ty) {
+    throw Error(where, std::string("operands of ") + what + " are " +
+                           typeName(tx) + " and " + typeName(ty) +
+                           ": convert one with minitile::cast()");
+  }
+  mlir::Type t = x.getType();
+  bool ok = kind == Kind::any ||
+            (kind == Kind::integer && isInt(t)) ||
+            (kind == Kind::boolean && isBool(t)) ||
+            (kind == Kind::number && !isBool(t));
+  if (!ok) {
+    const char *need = kind == Kind::integer ? "integers"
+                       : kind == Kind::boolean ? "bools"
+                                               : "numbers (not bools)";
+    throw Error(where, std::string(what) + " takes " + need + ", not " +
+                           typeName(t));
+  }
+  return {x, y};
+}
+
+using namespace mlir::arith;
+
+Value arith2(const Arg &a, const Arg &b, const char *what, Kind kind,
+             const std::function<mlir::Value(KernelState &, mlir::Location,
+                                             mlir::Value, mlir::Value, bool)> &make) {
+  KernelState &k = detail::kernelFor({&a, &b}, a.loc());
+  auto [x, y] = unify(k, a, b, what, kind);
+  mlir::Location loc = k.loc(a.loc());
+  return Access::make(&k, make(k, loc, x, y, isFloatType(x.getType())));
+}
+
+Value compare(const Arg &a, const Arg &b, const char *what, CmpIPredicate ip,
+              CmpFPredicate fp) {
+  return arith2(a, b, what, Kind::any,
+                [&](KernelState &k, mlir::Location loc, mlir::Value x,
+                    mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return CmpFOp::create(k.b, loc, fp, x, y);
+                  return CmpIOp::create(k.b, loc, ip, x, y);
+                });
+}
+
+} // namespace
+
+Arg::Arg(const Element &e, SourceLoc loc) : value_(Value(e)), loc_(loc) {}
+
+DType Value::dtype() const {
+  if (!impl_)
+    throw std::logic_error("minitile::Value::dtype() of an empty value");
+  return detail::dtypeOf(Access::get(*this).getType());
+}
+
+int Value::lanes() const {
+  if (!impl_)
+    throw std::logic_error("minitile::Value::lanes() of an empty value");
+  return lanesOf(Access::get(*this).getType());
+}
+
+Value operator+(Arg a, Arg b) {
+  return arith2(a, b, "'+'", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return AddFOp::create(k.b, loc, x, y);
+                  return AddIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value operator-(Arg a, Arg b) {
+  return arith2(a, b, "'-'", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return SubFOp::create(k.b, loc, x, y);
+                  return SubIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value operator*(Arg a, Arg b) {
+  return arith2(a, b, "'*'", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return MulFOp::create(k.b, loc, x, y);
+                  return MulIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value operator/(Arg a, Arg b) {
+  return arith2(a, b, "'/'", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return DivFOp::create(k.b, loc, x, y);
+                  return DivSIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value operator%(Arg a, Arg b) {
+  return arith2(a, b, "'%'", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return RemFOp::create(k.b, loc, x, y);
+                  return RemSIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value operator-(Arg a) {
+  KernelState &k = detail::kernelFor({&a}, a.loc());
+  mlir::Value x = detail::materialize(k, a, std::nullopt, "unary '-'");
+  mlir::Location loc = k.loc(a.loc());
+  if (isBool(x.getType()))
+    throw Error(a.loc(), "unary '-' takes a number, not a bool");
+  if (isFloatType(x.getType()))
+    return Access::make(&k, NegFOp::create(k.b, loc, x));
+  Arg zero(0, a.loc());
+  return Access::make(
+      &k, SubIOp::create(k.b, loc, detail::materialize(k, zero, x.getType(), "'-'"), x));
+}
+
+Value operator<(Arg a, Arg b) {
+  return compare(a, b, "'<'", CmpIPredicate::slt, CmpFPredicate::OLT);
+}
+Value operator<=(Arg a, Arg b) {
+  return compare(a, b, "'<='", CmpIPredicate::sle, CmpFPredicate::OLE);
+}
+Value operator>(Arg a, Arg b) {
+  return compare(a, b, "'>'", CmpIPredicate::sgt, CmpFPredicate::OGT);
+}
+Value operator>=(Arg a, Arg b) {
+  return compare(a, b, "'>='", CmpIPredicate::sge, CmpFPredicate::OGE);
+}
+Value operator==(Arg a, Arg b) {
+  return compare(a, b, "'=='", CmpIPredicate::eq, CmpFPredicate::OEQ);
+}
+Value operator!=(Arg a, Arg b) {
+  return compare(a, b, "'!='", CmpIPredicate::ne, CmpFPredicate::UNE);
+}
+
+Value operator&&(Arg a, Arg b) {
+  return arith2(a, b, "'&&'", Kind::boolean,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool) -> mlir::Value {
+                  return AndIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value operator||(Arg a, Arg b) {
+  return arith2(a, b, "'||'", Kind::boolean,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool) -> mlir::Value {
+                  return OrIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value operator!(Arg a) {
+  KernelState &k = detail::kernelFor({&a}, a.loc());
+  mlir::Value x = detail::materialize(k, a, k.b.getI1Type(), "'!'");
+  if (!isBool(x.getType()))
+    throw Error(a.loc(), "'!' takes a bool, not " + typeName(x.getType()));
+  Arg one(true, a.loc());
+  return Access::make(
+      &k, XOrIOp::create(k.b, k.loc(a.loc()), x,
+                         detail::materialize(k, one, x.getType(), "'!'")));
+}
+
+Value min(Arg a, Arg b) {
+  return arith2(a, b, "min()", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return MinimumFOp::create(k.b, loc, x, y);
+                  return MinSIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value max(Arg a, Arg b) {
+  return arith2(a, b, "max()", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return MaximumFOp::create(k.b, loc, x, y);
+                  return MaxSIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value clamp(Arg v, Arg lo, Arg hi) {
+  Value low = max(v, lo);
+  return min(Arg(low, v.loc()), hi);
+}
+
+Value ceildiv(Arg a, Arg b) {
+  return arith2(a, b, "ceildiv()", Kind::integer,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool) -> mlir::Value {
+                  return CeilDivSIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value select(Arg cond, Arg ifTrue, Arg ifFalse) {
+  KernelState &k = detail::kernelFor({&cond, &ifTrue, &ifFalse}, cond.loc());
+  mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "select()");
+  if (!isBool(c.getType()) || lanesOf(c.getType()) != 1)
+    throw Error(cond.loc(), "select() takes a bool condition, not " +
+                                typeName(c.getType()));
+  auto [x, y] = unify(k, ifTrue, ifFalse, "select()", Kind::any);
+  return Access::make(&k, SelectOp::create(k.b, k.loc(cond.loc()), c, x, y));
+}
+
+Value cast(Arg v, DType to, SourceLoc loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  mlir::Value x = detail::materialize(k, v, std::nullopt, "cast()");
+  mlir::Type from = x.getType();
+  mlir::Type target = k.type(to);
+  if (auto vec = llvm::dyn_cast<mlir::VectorType>(from))
+    target = mlir::VectorType::get(vec.getShape(), target);
+  mlir::Location l = k.loc(loc);
+  mlir::Value r;
+  if (from == target) {
+    r = x;
+  } else if (isFloatType(from) && isFloatType(target)) {
+    if (from.getIntOrFloatBitWidth() < mlir::getElementTypeOrSelf(target).getIntOrFloatBitWidth())
+      r = ExtFOp::create(k.b, l, target, x);
+    else
+      r = TruncFOp::create(k.b, l, target, x);
+  } else if (isFloatType(from)) {
+    mlir::Type wide = mlir::getElementTypeOrSelf(target).isIndex()
+                          ? mlir::Type(k.b.getI64Type()) : target;
+    if (auto vec = llvm::dyn_cast<mlir::VectorType>(from))
+      wide = mlir::VectorType::get(vec.getShape(), mlir::getElementTypeOrSelf(wide));
+    r = FPToSIOp::create(k.b, l, wide, x);
+    if (wide != target)
+      r = IndexCastOp::create(k.b, l, target, r);
+  } else if (isFloatType(target)) {
+    mlir::Value src = x;
+    if (mlir::getElementTypeOrSelf(from).isIndex())
+      src = IndexCastOp::create(k.b, l, k.b.getI64Type(), x);
+    r = SIToFPOp::create(k.b, l, target, src);
+  } else if (intWidth(from) < intWidth(target)) {
+    r = widen(k, x, target, l);
+  } else if (mlir::getElementTypeOrSelf(from).isIndex() ||
+             mlir::getElementTypeOrSelf(target).isIndex()) {
+    r = IndexCastOp::create(k.b, l, target, x);
+  } else {
+    r = TruncIOp::create(k.b, l, target, x);
+  }
+  return Access::make(&k, r);
+}
+
+Value constant(double c, DType t, SourceLoc loc) {
+  KernelState &k = detail::kernelFor({}, loc);
+  Arg a(c, loc);
+  if (!isFloat(t) && c != std::floor(c))
+    throw Error(loc, "constant " + std::to_string(c) + " is not an integer, " +
+                         "but its type is " + dtypeName(t));
+  return Access::make(&k, detail::materialize(k, a, k.type(t), "constant()"));
+}
+
+Value negInf(DType t, SourceLoc loc) {
+  if (!isFloat(t))
+    throw Error(loc, std::string("negInf() of ") + dtypeName(t) +
+                         ", which is not a float type");
+  return constant(-INFINITY, t, loc);
+}
+
+Value splat(Arg v, int lanes, SourceLoc loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  if (lanes < 1)
+    throw Error(loc, "splat() takes a positive lane count, not " +
+                         std::to_string(lanes));
+  mlir::Value x = detail::materialize(k, v, std::nullopt, "splat()");
+  if (llvm::isa<mlir::VectorType>(x.getType()))
+    throw Error(loc, "splat() takes a scalar, not " + typeName(x.getType()));
+  auto vec = mlir::VectorType::get({lanes}, x.getType());
+  if (Access::isConstant(v))
+    return Access::make(&k, detail::materialize(k, v, vec, "splat()"));
+  return Access::make(&k, minitile::tile::SplatOp::create(k.b, k.loc(loc), vec, x));
+}
+
+} // namespace minitile

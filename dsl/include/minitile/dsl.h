@@ -1,0 +1,399 @@
+//===- minitile/dsl.h - the minitile kernel language, embedded in C++ -----===//
+//
+// A kernel is a C++ function that builds tile IR through this API:
+//
+//   struct Scale : minitile::Generator {
+//     Param<int> threads{"threads", 256, "threads per block"};
+//     void generate(minitile::Kernel &k) override {
+//       using namespace minitile;
+//       Value n = k.size("n");
+//       Tensor x = k.tensor("x", DType::f32, {n});
+//       k.threads(threads);
+//       k.grid(ceildiv(n, threads));
+//       Value i = k.block_id() * threads + k.thread_id();
+//       k.if_(i < n, [&] { x(i) = x(i) * 2.0; });
+//     }
+//   };
+//   MINITILE_KERNEL(Scale, "scale", "doubles every element");
+//
+// Every call records the caller's file and line; misuse throws
+// minitile::Error naming them. No MLIR header is needed to write kernels.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace minitile {
+
+using SourceLoc = std::source_location;
+
+/// A mistake in a kernel program, found while it is built. `what()` reads
+/// "file:line: error: message".
+class Error : public std::runtime_error {
+public:
+  Error(const SourceLoc &loc, const std::string &message);
+  Error(const std::string &file, unsigned line, const std::string &message);
+  const std::string &file() const { return file_; }
+  unsigned line() const { return line_; }
+  const std::string &message() const { return message_; }
+
+private:
+  std::string file_;
+  unsigned line_;
+  std::string message_;
+};
+
+enum class DType { i1, i8, i16, i32, i64, index, f16, bf16, f32, f64 };
+
+/// "f32", "index", ...
+const char *dtypeName(DType t);
+/// Bytes per element (index counts as 8, i1 as 1).
+int dtypeBytes(DType t);
+bool isFloat(DType t);
+
+namespace detail {
+struct KernelState;
+struct Access;
+} // namespace detail
+
+class Value;
+class Tensor;
+class Element;
+template <class T> class Param;
+
+/// A scalar (or short vector) computed in a kernel: an index, integer, float
+/// or bool. Arithmetic on values records IR; it computes nothing in C++.
+class Value {
+public:
+  Value() = default;
+  DType dtype() const;
+  /// 1 for scalars, N for a vector of N lanes.
+  int lanes() const;
+  bool valid() const { return impl_ != nullptr; }
+
+private:
+  friend struct detail::Access;
+  detail::KernelState *kernel_ = nullptr;
+  void *impl_ = nullptr; // an mlir::Value
+};
+
+/// An operand: a Value, a tensor element, or a C++ constant, with the place
+/// in the caller's source it appears. Constants take the type of the value
+/// they meet (integers are index and floats f32 when nothing decides).
+class Arg {
+public:
+  Arg(Value v, SourceLoc loc = SourceLoc::current()) : value_(v), loc_(loc) {}
+  Arg(const Element &e, SourceLoc loc = SourceLoc::current());
+  /// A generator parameter's value, as a constant.
+  template <class T>
+  Arg(const Param<T> &p, SourceLoc loc = SourceLoc::current()) : Arg(p.get(), loc) {}
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  Arg(T c, SourceLoc loc = SourceLoc::current())
+      : isConstant_(true), isFloatConstant_(std::is_floating_point_v<T>),
+        isBoolConstant_(std::is_same_v<T, bool>),
+        constant_(static_cast<double>(c)),
+        intConstant_(std::is_floating_point_v<T> ? 0 : static_cast<int64_t>(c)),
+        loc_(loc) {}
+
+  const SourceLoc &loc() const { return loc_; }
+
+private:
+  friend struct detail::Access;
+  Value value_;
+  bool isConstant_ = false, isFloatConstant_ = false, isBoolConstant_ = false;
+  double constant_ = 0;
+  int64_t intConstant_ = 0;
+  SourceLoc loc_;
+};
+
+// Arithmetic. Integers of different widths meet at the wider one (i32 and
+// index give index); ints never mix with floats silently.
+Value operator+(Arg a, Arg b);
+Value operator-(Arg a, Arg b);
+Value operator*(Arg a, Arg b);
+/// Integer division truncates toward zero, as in C++.
+Value operator/(Arg a, Arg b);
+Value operator%(Arg a, Arg b);
+Value operator-(Arg a);
+Value operator<(Arg a, Arg b);
+Value operator<=(Arg a, Arg b);
+Value operator>(Arg a, Arg b);
+Value operator>=(Arg a, Arg b);
+Value operator==(Arg a, Arg b);
+Value operator!=(Arg a, Arg b);
+/// Logical and/or/not on bools; both sides are always evaluated.
+Value operator&&(Arg a, Arg b);
+Value operator||(Arg a, Arg b);
+Value operator!(Arg a);
+
+Value min(Arg a, Arg b);
+Value max(Arg a, Arg b);
+/// min(max(v, lo), hi).
+Value clamp(Arg v, Arg lo, Arg hi);
+/// ceil(a / b) for integers, b > 0.
+Value ceildiv(Arg a, Arg b);
+Value select(Arg cond, Arg ifTrue, Arg ifFalse);
+/// Converts between integer and float types (integers sign-extend).
+Value cast(Arg v, DType to, SourceLoc loc = SourceLoc::current());
+/// A constant of an explicit type.
+Value constant(double c, DType t, SourceLoc loc = SourceLoc::current());
+/// A vector of `lanes` copies of `v`.
+Value splat(Arg v, int lanes, SourceLoc loc = SourceLoc::current());
+/// -infinity of a float type.
+Value negInf(DType t = DType::f32, SourceLoc loc = SourceLoc::current());
+
+/// One element of a tensor: reading it loads, assigning to it stores.
+class Element {
+public:
+  operator Value() const;
+  const Element &operator=(Arg v) const;
+  const Element &operator=(const Element &e) const { return *this = Arg(e); }
+
+private:
+  friend class Tensor;
+  friend class Arg;
+  friend struct detail::Access;
+  Element(const Tensor &t, std::vector<Arg> idx, SourceLoc loc);
+  std::shared_ptr<const Tensor> tensor_;
+  std::vector<Arg> indices_;
+  SourceLoc loc_;
+};
+
+/// A strided view of a global-memory tensor argument. Sizes are runtime
+/// values; the innermost dimension is contiguous.
+class Tensor {
+public:
+  const std::string &name() const { return name_; }
+  DType dtype() const { return dtype_; }
+  int rank() const { return static_cast<int>(sizes_.size()); }
+  /// Size of dimension `d` (a runtime value).
+  Value size(int d, SourceLoc loc = SourceLoc::current()) const;
+  /// Static size of dimension `d`, if known when the kernel is built.
+  std::optional<int64_t> staticSize(int d) const;
+
+  Element operator()(Arg i0) const;
+  Element operator()(Arg i0, Arg i1) const;
+  Element operator()(Arg i0, Arg i1, Arg i2) const;
+  Element operator()(Arg i0, Arg i1, Arg i2, Arg i3) const;
+
+  /// Loads `lanes` consecutive innermost elements starting at `idx`; their
+  /// address must be aligned to lanes * element size.
+  Value load(std::vector<Arg> idx, int lanes = 1,
+             SourceLoc loc = SourceLoc::current()) const;
+  /// Stores `v` (a scalar, or a vector of consecutive innermost elements)
+  /// at `idx`. A vector's address must be aligned to its size.
+  void store(std::vector<Arg> idx, Arg v,
+             SourceLoc loc = SourceLoc::current()) const;
+  /// Elements from `idx` to the next address that is a multiple of `bytes`.
+  Value elementsToAligned(std::vector<Arg> idx, int bytes,
+                          SourceLoc loc = SourceLoc::current()) const;
+
+  /// The rank-1 lower view with dimension `dim` fixed at `i`.
+  Tensor select(int dim, Arg i, SourceLoc loc = SourceLoc::current()) const;
+  /// `select(0, i)`: row i of a matrix, matrix i of a batch.
+  Tensor operator[](Arg i) const { return select(0, i, i.loc()); }
+
+private:
+  friend class Kernel;
+  friend struct detail::Access;
+  detail::KernelState *kernel_ = nullptr;
+  std::string name_;
+  DType dtype_ = DType::f32;
+  Value base_;                // the pointer argument
+  Value offset_;              // elements from base_ to the origin
+  std::vector<Value> sizes_;  // every dimension
+  std::vector<Value> strides_; // every dimension (innermost is 1)
+  std::vector<std::optional<int64_t>> static_;
+  void *view_ = nullptr;       // the tile.view op, created on first access
+};
+
+/// A mutable per-thread variable.
+class Var {
+public:
+  Value get(SourceLoc loc = SourceLoc::current()) const;
+  operator Value() const { return get(); }
+  void set(Arg v) const;
+  const Var &operator=(Arg v) const {
+    set(v);
+    return *this;
+  }
+  const Var &operator=(const Var &v) const { return *this = Arg(v.get()); }
+
+private:
+  friend class Kernel;
+  detail::KernelState *kernel_ = nullptr;
+  void *local_ = nullptr;
+  DType dtype_ = DType::index;
+};
+
+/// Builds one kernel. A Generator's generate() receives it.
+class Kernel {
+public:
+  explicit Kernel(detail::KernelState *state) : state_(state) {}
+
+  /// A non-negative size argument (int64_t in the launcher).
+  Value size(const std::string &name, SourceLoc loc = SourceLoc::current());
+  /// A scalar argument of type `t`.
+  Value scalar(const std::string &name, DType t,
+               SourceLoc loc = SourceLoc::current());
+  /// A global-memory tensor argument, row-major with the given sizes (index
+  /// values or constants). The launcher takes a device pointer for it.
+  Tensor tensor(const std::string &name, DType t, std::vector<Arg> shape,
+                SourceLoc loc = SourceLoc::current());
+  /// A strided view of `base`'s memory: element (i0, i1, ...) lives at
+  /// offset + sum(i_d * strides[d]); the last stride must be 1.
+  Tensor view(const Tensor &base, Arg offset, std::vector<Arg> shape,
+              std::vector<Arg> strides, SourceLoc loc = SourceLoc::current());
+
+  /// Threads per block.
+  void threads(int x, int y = 1, int z = 1, SourceLoc loc = SourceLoc::current());
+  /// Blocks in the grid: values computed from size and scalar arguments.
+  void grid(Arg x, Arg y = 1, Arg z = 1);
+  /// The launcher throws `message` unless `cond` (a function of the
+  /// arguments) holds.
+  void require(Arg cond, const std::string &message);
+
+  Value threadId(int dim = 0, SourceLoc loc = SourceLoc::current());
+  Value blockId(int dim = 0, SourceLoc loc = SourceLoc::current());
+  Value gridDim(int dim = 0, SourceLoc loc = SourceLoc::current());
+  /// Threads per block along `dim`, as set by threads().
+  int blockDim(int dim = 0, SourceLoc loc = SourceLoc::current()) const;
+
+  /// for (i = lo; i < hi; i += step) body(i), in every thread.
+  void serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
+              Arg step = 1);
+  /// The iterations of [lo, hi) by step, spread over the block's threads.
+  /// Every thread of the block must reach it.
+  void parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
+                Arg step = 1);
+  /// Runs `then` where `cond` holds, else `otherwise` (if given).
+  void if_(Arg cond, const std::function<void()> &then,
+           const std::function<void()> &otherwise = {});
+  /// A per-thread variable holding `init`.
+  Var var(Arg init, SourceLoc loc = SourceLoc::current());
+  Var var(DType t, Arg init, SourceLoc loc = SourceLoc::current());
+
+  detail::KernelState *state() const { return state_; }
+
+private:
+  detail::KernelState *state_;
+};
+
+/// Writes `value` to t[lo, hi) of a rank-1 tensor with the block's threads:
+/// 16-byte vector stores where alignment allows, single elements at the
+/// unaligned ends. Every thread of the block must reach it.
+void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value,
+          SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Generators: registered kernel programs with named parameters
+//===----------------------------------------------------------------------===//
+
+class Generator;
+
+class ParamBase {
+public:
+  ParamBase(const std::string &name, const std::string &help);
+  virtual ~ParamBase() = default;
+  const std::string &name() const { return name_; }
+  const std::string &help() const { return help_; }
+  /// Sets the value from text; returns an error message, or "" on success.
+  virtual std::string set(const std::string &text) = 0;
+  virtual std::string value() const = 0;
+  /// The accepted values, e.g. "1..1024" or "8|16|32".
+  virtual std::string domain() const = 0;
+
+private:
+  std::string name_, help_;
+};
+
+/// A generator parameter: an int (with a range or a set of choices) or a bool.
+template <class T> class Param : public ParamBase {
+  static_assert(std::is_same_v<T, int> || std::is_same_v<T, bool>,
+                "Param<T> takes int or bool");
+
+public:
+  Param(const std::string &name, T def, const std::string &help = "")
+      : ParamBase(name, help), value_(def) {}
+  /// An int taking values in [lo, hi].
+  Param(const std::string &name, T def, T lo, T hi, const std::string &help)
+    requires std::is_same_v<T, int>
+      : ParamBase(name, help), value_(def), lo_(lo), hi_(hi) {}
+  /// An int taking one of `choices`.
+  Param(const std::string &name, T def, std::initializer_list<T> choices,
+        const std::string &help)
+    requires std::is_same_v<T, int>
+      : ParamBase(name, help), value_(def), choices_(choices) {}
+
+  operator T() const { return value_; }
+  T get() const { return value_; }
+  std::string set(const std::string &text) override;
+  std::string value() const override;
+  std::string domain() const override;
+
+private:
+  T value_;
+  T lo_ = std::is_same_v<T, int> ? 1 : 0, hi_ = std::is_same_v<T, int> ? 1 << 30 : 1;
+  std::vector<T> choices_;
+};
+
+class Generator {
+public:
+  Generator();
+  virtual ~Generator();
+  Generator(const Generator &) = delete;
+  Generator &operator=(const Generator &) = delete;
+
+  /// Builds the kernel's IR through `k`.
+  virtual void generate(Kernel &k) = 0;
+  const std::vector<ParamBase *> &params() const { return params_; }
+  ParamBase *param(const std::string &name) const;
+
+private:
+  friend class ParamBase;
+  std::vector<ParamBase *> params_;
+};
+
+struct GeneratorInfo {
+  std::string name;
+  std::string summary;
+  std::string file; // the generator's source file
+  std::function<std::unique_ptr<Generator>()> create;
+};
+
+/// Every generator linked into the program, by name.
+class Registry {
+public:
+  static Registry &global();
+  void add(GeneratorInfo info);
+  const GeneratorInfo *find(const std::string &name) const;
+  const std::vector<GeneratorInfo> &all() const { return generators_; }
+
+private:
+  std::vector<GeneratorInfo> generators_;
+};
+
+template <class G> struct Registration {
+  Registration(const char *name, const char *summary, const char *file) {
+    Registry::global().add(
+        {name, summary, file, [] { return std::unique_ptr<Generator>(new G()); }});
+  }
+};
+
+} // namespace minitile
+
+/// Registers generator class `Class` as kernel `name`.
+#define MINITILE_KERNEL(Class, name, summary)                                  \
+  static ::minitile::Registration<Class> minitile_registration_##Class(        \
+      name, summary, __FILE__)

@@ -1,0 +1,42 @@
+//===- clean_logits.cpp - -inf outside each row's window -----------------===//
+//
+//   logits[s, t] = -inf   for t < ks[s] or t >= ke[s]
+//
+// Never reads logits; entries inside the window are left as they are. The
+// window is clamped to [0, S_kv]; an empty one (ke <= ks) masks the whole row.
+//
+//===----------------------------------------------------------------------===//
+#include "minitile/dsl.h"
+
+namespace {
+
+using namespace minitile;
+
+struct CleanLogits : Generator {
+  Param<int> threads{"threads", 256, 32, 1024, "threads per block"};
+  Param<int> rows{"rows_per_block", 4, 1, 64, "rows of logits each block cleans"};
+
+  void generate(Kernel &k) override {
+    Value S = k.size("S"), T = k.size("S_kv");
+    Tensor logits = k.tensor("logits", DType::f32, {S, T});
+    Tensor ks = k.tensor("ks", DType::i32, {S});
+    Tensor ke = k.tensor("ke", DType::i32, {S});
+    k.threads(threads);
+    k.grid(ceildiv(S, rows));
+
+    k.serial(0, rows, [&](Value r) {
+      Value s = k.blockId() * rows + r;
+      k.if_(s < S, [&] {
+        Value lo = clamp(ks(s), 0, T);
+        Value hi = clamp(ke(s), lo, T);
+        fill(k, logits[s], 0, lo, negInf());
+        fill(k, logits[s], hi, T, negInf());
+      });
+    });
+  }
+};
+
+} // namespace
+
+MINITILE_KERNEL(CleanLogits, "clean_logits",
+                "writes -inf to logits[s, t] outside [ks[s], ke[s])");

@@ -1,0 +1,386 @@
+//===- ConvertTileToLLVM.cpp - tile kernels to the LLVM + NVVM dialects ---===//
+//
+// Expects: tile.kernel bodies with tile memory/geometry/loop ops and arith,
+//          no tile.parallel (run tile-distribute-parallel first) and no arith
+//          ops that need expanding (run arith-expand first).
+// Leaves:  llvm.func kernels marked nvvm.kernel with nvvm.maxntid, using only
+//          the LLVM and NVVM dialects (plus unrealized casts that
+//          reconcile-unrealized-casts removes). tile.host launchers are erased.
+//
+// A !tile.tensor becomes !llvm.struct<(ptr<1>, i64 x rank-1)>: the origin
+// pointer and the outer strides in elements.
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace minitile {
+#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#include "lowering/Passes.h.inc"
+} // namespace minitile
+
+using namespace mlir;
+namespace tile = minitile::tile;
+
+namespace {
+
+constexpr unsigned kGlobal = 1; // NVPTX address space of global memory
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+struct KernelOpLowering : ConvertOpToLLVMPattern<tile::KernelOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::KernelOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    const TypeConverter &converter = *getTypeConverter();
+    TypeConverter::SignatureConversion signature(op.getNumArguments());
+    SmallVector<Type> params;
+    for (auto [i, type] : llvm::enumerate(op.getArgumentTypes())) {
+      Type converted = converter.convertType(type);
+      if (!converted)
+        return rewriter.notifyMatchFailure(op, "argument type does not lower");
+      signature.addInputs(i, converted);
+      params.push_back(converted);
+    }
+    auto type = LLVM::LLVMFunctionType::get(
+        LLVM::LLVMVoidType::get(op.getContext()), params);
+    auto fn = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getSymName(), type);
+    fn->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
+    fn->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), op.getBlockAttr());
+    rewriter.inlineRegionBefore(op.getBody(), fn.getBody(), fn.end());
+    if (failed(rewriter.convertRegionTypes(&fn.getBody(), converter, &signature)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ReturnOpLowering : ConvertOpToLLVMPattern<tile::ReturnOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ReturnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::ReturnOp>(op, ValueRange());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Launch geometry: NVVM special registers, widened to index (i64)
+//===----------------------------------------------------------------------===//
+
+template <typename Op, typename X, typename Y, typename Z>
+struct GeometryOpLowering : ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto [lo, hi] = range(op);
+    auto bounds = LLVM::ConstantRangeAttr::get(op.getContext(), 32, lo, hi);
+    Value v;
+    switch (op.getDim()) {
+    case tile::Dim::x: v = X::create(rewriter, loc, i32, bounds); break;
+    case tile::Dim::y: v = Y::create(rewriter, loc, i32, bounds); break;
+    case tile::Dim::z: v = Z::create(rewriter, loc, i32, bounds); break;
+    }
+    rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, rewriter.getI64Type(), v);
+    return success();
+  }
+
+  /// The half-open range of values the register can hold.
+  static std::pair<int64_t, int64_t> range(Op op) {
+    constexpr int64_t maxGrid = int64_t(1) << 31;
+    if constexpr (std::is_same_v<Op, tile::ThreadIdOp>) {
+      // The kernel may already be an llvm.func carrying nvvm.maxntid.
+      int dim = static_cast<int>(op.getDim());
+      if (auto kernel = op->template getParentOfType<tile::KernelOp>())
+        return {0, kernel.getBlock()[dim]};
+      if (auto fn = op->template getParentOfType<LLVM::LLVMFuncOp>())
+        if (auto block = fn->template getAttrOfType<DenseI32ArrayAttr>(
+                NVVM::NVVMDialect::getMaxntidAttrName()))
+          return {0, block[dim]};
+      return {0, 1024};
+    } else if constexpr (std::is_same_v<Op, tile::BlockIdOp>) {
+      return {0, maxGrid - 1};
+    } else {
+      return {1, maxGrid};
+    }
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+struct ViewOpLowering : ConvertOpToLLVMPattern<tile::ViewOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structType = getTypeConverter()->convertType(op.getType());
+    Type element = op.getType().getElementType();
+    Value origin = adaptor.getBase();
+    if (Value offset = adaptor.getOffset())
+      origin = LLVM::GEPOp::create(rewriter, loc, origin.getType(), element,
+                                   origin, offset);
+    Value view = LLVM::PoisonOp::create(rewriter, loc, structType);
+    view = LLVM::InsertValueOp::create(rewriter, loc, view, origin,
+                                       ArrayRef<int64_t>{0});
+    for (auto [i, stride] : llvm::enumerate(adaptor.getStrides()))
+      view = LLVM::InsertValueOp::create(rewriter, loc, view, stride,
+                                         ArrayRef<int64_t>{int64_t(i) + 1});
+    rewriter.replaceOp(op, view);
+    return success();
+  }
+};
+
+/// Address of `view[indices]`: origin + sum(i_d * stride_d) + i_last.
+Value elementAddress(ConversionPatternRewriter &rewriter, Location loc,
+                     tile::GlobalTensorType type, Value view, ValueRange indices) {
+  Value origin =
+      LLVM::ExtractValueOp::create(rewriter, loc, view, ArrayRef<int64_t>{0});
+  Value linear = indices.back();
+  for (unsigned d = 0; d + 1 < indices.size(); ++d) {
+    Value stride = LLVM::ExtractValueOp::create(rewriter, loc, view,
+                                                ArrayRef<int64_t>{int64_t(d) + 1});
+    Value term = LLVM::MulOp::create(rewriter, loc, indices[d], stride);
+    linear = LLVM::AddOp::create(rewriter, loc, linear, term);
+  }
+  return LLVM::GEPOp::create(rewriter, loc, origin.getType(),
+                             type.getElementType(), origin, linear);
+}
+
+unsigned accessAlignment(Type access) {
+  if (auto vec = llvm::dyn_cast<VectorType>(access))
+    return vec.getNumElements() * tile::elementBytes(vec.getElementType());
+  return tile::elementBytes(access);
+}
+
+struct LoadOpLowering : ConvertOpToLLVMPattern<tile::LoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value address = elementAddress(rewriter, op.getLoc(), op.getTensor().getType(),
+                                   adaptor.getTensor(), adaptor.getIndices());
+    Type type = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, type, address,
+                                              accessAlignment(op.getType()));
+    return success();
+  }
+};
+
+struct StoreOpLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value address = elementAddress(rewriter, op.getLoc(), op.getTensor().getType(),
+                                   adaptor.getTensor(), adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(
+        op, adaptor.getValue(), address, accessAlignment(op.getValue().getType()));
+    return success();
+  }
+};
+
+struct ElemsToAlignedOpLowering : ConvertOpToLLVMPattern<tile::ElemsToAlignedOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ElemsToAlignedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value address = elementAddress(rewriter, loc, op.getTensor().getType(),
+                                   adaptor.getTensor(), adaptor.getIndices());
+    Type i64 = rewriter.getI64Type();
+    auto constant = [&](int64_t v) {
+      return LLVM::ConstantOp::create(rewriter, loc, i64, v);
+    };
+    int64_t bytes = op.getBytes();
+    int64_t element = tile::elementBytes(op.getTensor().getType().getElementType());
+    // ((bytes - (addr & (bytes-1))) & (bytes-1)) / element
+    Value addr = LLVM::PtrToIntOp::create(rewriter, loc, i64, address);
+    Value mask = constant(bytes - 1);
+    Value misaligned = LLVM::AndOp::create(rewriter, loc, addr, mask);
+    Value gap = LLVM::SubOp::create(rewriter, loc, constant(bytes), misaligned);
+    gap = LLVM::AndOp::create(rewriter, loc, gap, mask);
+    rewriter.replaceOpWithNewOp<LLVM::UDivOp>(op, gap, constant(element));
+    return success();
+  }
+};
+
+struct SplatOpLowering : ConvertOpToLLVMPattern<tile::SplatOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = getTypeConverter()->convertType(op.getType());
+    Value zero = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), 0);
+    Value v = LLVM::PoisonOp::create(rewriter, loc, type);
+    v = LLVM::InsertElementOp::create(rewriter, loc, v, adaptor.getValue(), zero);
+    SmallVector<int32_t> mask(op.getType().getNumElements(), 0);
+    rewriter.replaceOpWithNewOp<LLVM::ShuffleVectorOp>(op, v, v, mask);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Per-thread variables: allocas that LLVM promotes to registers
+//===----------------------------------------------------------------------===//
+
+struct AllocLocalOpLowering : ConvertOpToLLVMPattern<tile::AllocLocalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::AllocLocalOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = getTypeConverter()->convertType(op.getType().getElementType());
+    Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(), 1);
+    rewriter.replaceOpWithNewOp<LLVM::AllocaOp>(
+        op, LLVM::LLVMPointerType::get(op.getContext()), element, one,
+        tile::elementBytes(op.getType().getElementType()));
+    return success();
+  }
+};
+
+struct LocalLoadOpLowering : ConvertOpToLLVMPattern<tile::LocalLoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::LocalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, type, adaptor.getLocal());
+    return success();
+  }
+};
+
+struct LocalStoreOpLowering : ConvertOpToLLVMPattern<tile::LocalStoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::LocalStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(),
+                                               adaptor.getLocal());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Structured control flow: to scf, which the scf-to-cf patterns take on
+//===----------------------------------------------------------------------===//
+
+struct ForOpLowering : ConvertOpToLLVMPattern<tile::ForOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ForOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto loop = scf::ForOp::create(rewriter, op.getLoc(), adaptor.getLowerBound(),
+                                   adaptor.getUpperBound(), adaptor.getStep(),
+                                   adaptor.getInitArgs());
+    rewriter.eraseBlock(loop.getBody());
+    rewriter.inlineRegionBefore(op.getBody(), loop.getRegion(),
+                                loop.getRegion().end());
+    if (failed(rewriter.convertRegionTypes(&loop.getRegion(), *getTypeConverter())))
+      return failure();
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+struct IfOpLowering : ConvertOpToLLVMPattern<tile::IfOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::IfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), types)))
+      return failure();
+    auto branch = scf::IfOp::create(rewriter, op.getLoc(), types,
+                                    adaptor.getCondition(),
+                                    /*addThenBlock=*/false, /*addElseBlock=*/false);
+    rewriter.inlineRegionBefore(op.getThenRegion(), branch.getThenRegion(),
+                                branch.getThenRegion().end());
+    rewriter.inlineRegionBefore(op.getElseRegion(), branch.getElseRegion(),
+                                branch.getElseRegion().end());
+    rewriter.replaceOp(op, branch.getResults());
+    return success();
+  }
+};
+
+struct YieldOpLowering : ConvertOpToLLVMPattern<tile::YieldOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::YieldOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<scf::YieldOp>(op, adaptor.getValues());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertTileToLLVM
+    : minitile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    for (auto host : llvm::make_early_inc_range(module.getOps<tile::HostOp>()))
+      host.erase();
+
+    LowerToLLVMOptions options(ctx);
+    options.overrideIndexBitwidth(64);
+    LLVMTypeConverter converter(ctx, options);
+    converter.addConversion([ctx](tile::PtrType) {
+      return LLVM::LLVMPointerType::get(ctx, kGlobal);
+    });
+    converter.addConversion([ctx](tile::LocalType) {
+      return LLVM::LLVMPointerType::get(ctx);
+    });
+    converter.addConversion([ctx](tile::GlobalTensorType type) -> Type {
+      SmallVector<Type> fields{LLVM::LLVMPointerType::get(ctx, kGlobal)};
+      fields.append(type.getRank() - 1, IntegerType::get(ctx, 64));
+      return LLVM::LLVMStructType::getLiteral(ctx, fields);
+    });
+
+    RewritePatternSet patterns(ctx);
+    patterns.add<KernelOpLowering, ReturnOpLowering,
+                 GeometryOpLowering<tile::ThreadIdOp, NVVM::ThreadIdXOp,
+                                    NVVM::ThreadIdYOp, NVVM::ThreadIdZOp>,
+                 GeometryOpLowering<tile::BlockIdOp, NVVM::BlockIdXOp,
+                                    NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
+                 GeometryOpLowering<tile::GridDimOp, NVVM::GridDimXOp,
+                                    NVVM::GridDimYOp, NVVM::GridDimZOp>,
+                 ViewOpLowering, LoadOpLowering, StoreOpLowering,
+                 ElemsToAlignedOpLowering, SplatOpLowering, AllocLocalOpLowering,
+                 LocalLoadOpLowering, LocalStoreOpLowering, ForOpLowering,
+                 IfOpLowering, YieldOpLowering>(converter);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+
+    LLVMConversionTarget target(*ctx);
+    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addLegalOp<ModuleOp>();
+    target.addIllegalDialect<tile::TileDialect, arith::ArithDialect,
+                             scf::SCFDialect, cf::ControlFlowDialect>();
+    if (failed(applyFullConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,19 @@
+//===- Passes.td - conversion of tile IR to LLVM + NVVM --------------------===//
+#ifndef MINITILE_LOWERING_PASSES
+#define MINITILE_LOWERING_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
+  let summary = "lower tile kernels (with arith, scf, cf) to the LLVM and NVVM dialects";
+  let description = [{
+    Each tile.kernel becomes an `llvm.func` marked `nvvm.kernel`; tensors
+    become {pointer, outer strides} structs; loops and ifs go through scf and
+    cf to LLVM branches. Launchers (tile.host), which only the C++ emitter
+    reads, are dropped. Run `arith-expand` before it.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::cf::ControlFlowDialect"];
+}
+
+#endif // MINITILE_LOWERING_PASSES

@@ -1,0 +1,80 @@
+//===- Pipeline.cpp - the pass pipelines and dialect registration ---------===//
+#include "lowering/Pipeline.h"
+#include "lowering/Passes.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+#include <regex>
+
+namespace minitile {
+
+void registerDialects(mlir::DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
+                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+}
+
+void registerPasses() {
+  tile::registerTilePasses();
+  registerLoweringPasses();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  mlir::arith::registerArithExpandOpsPass();
+  mlir::registerPass([] { return mlir::createReconcileUnrealizedCastsPass(); });
+}
+
+bool Target::isSupported(const std::string &arch) {
+  return std::regex_match(arch, std::regex("sm_(70|75|80|86|89|90|90a)"));
+}
+
+static mlir::LogicalResult run(mlir::ModuleOp module, const PipelineOptions &opts,
+                               const char *name,
+                               void (*build)(mlir::OpPassManager &)) {
+  mlir::PassManager pm(module->getContext());
+  if (opts.printIRAfterAll) {
+    module->getContext()->disableMultithreading();
+    pm.enableIRPrinting(/*shouldPrintBeforePass=*/nullptr,
+                        /*shouldPrintAfterPass=*/
+                        [](mlir::Pass *, mlir::Operation *) { return true; },
+                        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+  }
+  std::optional<mlir::TimingScope> scope;
+  if (opts.timing) {
+    scope = opts.timing->nest(name);
+    pm.enableTiming(*scope);
+  }
+  build(pm);
+  return pm.run(module);
+}
+
+mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const PipelineOptions &opts) {
+  return run(module, opts, "tile passes", [](mlir::OpPassManager &pm) {
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(tile::createTileDistributeParallel());
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+  });
+}
+
+mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
+                                       const PipelineOptions &opts) {
+  return run(module, opts, "lowering to LLVM", [](mlir::OpPassManager &pm) {
+    pm.addPass(mlir::arith::createArithExpandOpsPass());
+    pm.addPass(createConvertTileToLLVM());
+    pm.addPass(mlir::createReconcileUnrealizedCastsPass());
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
+  });
+}
+
+} // namespace minitile

@@ -1,0 +1,15 @@
+//===- Passes.h - passes over tile IR -------------------------------------===//
+#pragma once
+
+#include "passes/TileDialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace minitile::tile {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace minitile::tile

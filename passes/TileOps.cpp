@@ -1,0 +1,394 @@
+//===- TileOps.cpp - verifiers, assembly formats and helpers of tile ops --===//
+#include "passes/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace minitile::tile;
+
+//===----------------------------------------------------------------------===//
+// Functions
+//===----------------------------------------------------------------------===//
+
+template <typename FnOp>
+static ParseResult parseTileFunction(OpAsmParser &parser, OperationState &result) {
+  auto buildType = [](Builder &b, ArrayRef<Type> args, ArrayRef<Type> results,
+                      function_interface_impl::VariadicFlag, std::string &) {
+    return b.getFunctionType(args, results);
+  };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      FnOp::getFunctionTypeAttrName(result.name), buildType,
+      FnOp::getArgAttrsAttrName(result.name),
+      FnOp::getResAttrsAttrName(result.name));
+}
+
+template <typename FnOp>
+static void printTileFunction(FnOp op, OpAsmPrinter &p) {
+  function_interface_impl::printFunctionOp(
+      p, op, /*isVariadic=*/false, op.getFunctionTypeAttrName(),
+      op.getArgAttrsAttrName(), op.getResAttrsAttrName());
+}
+
+template <typename FnOp>
+static StringRef argName(FnOp op, unsigned i) {
+  if (auto name = op.template getArgAttrOfType<StringAttr>(i, "tile.name"))
+    return name.getValue();
+  return "";
+}
+
+/// Names the entry block arguments after their tile.name: %S, %logits, ...
+template <typename FnOp>
+static void nameArguments(FnOp op, Region &region, OpAsmSetValueNameFn setName) {
+  if (region.empty())
+    return;
+  for (unsigned i = 0, e = region.getNumArguments(); i < e; ++i) {
+    StringRef name = i < op.getNumArguments() ? argName(op, i) : "";
+    if (!name.empty())
+      setName(region.getArgument(i), name);
+  }
+}
+
+static LogicalResult verifyFunctionCommon(FunctionOpInterface op) {
+  if (!op.getResultTypes().empty())
+    return op->emitOpError("returns nothing; results go through tensors");
+  return success();
+}
+
+ParseResult HostOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseTileFunction<HostOp>(parser, result);
+}
+void HostOp::print(OpAsmPrinter &p) { printTileFunction(*this, p); }
+StringRef HostOp::getArgName(unsigned i) { return argName(*this, i); }
+void HostOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setName) {
+  nameArguments(*this, region, setName);
+}
+
+LogicalResult HostOp::verify() {
+  if (failed(verifyFunctionCommon(*this)))
+    return failure();
+  for (unsigned i = 0, e = getNumArguments(); i < e; ++i)
+    if (getArgName(i).empty())
+      return emitOpError("argument ") << i << " has no tile.name";
+  auto launches = getBody().getOps<LaunchOp>();
+  if (std::distance(launches.begin(), launches.end()) != 1)
+    return emitOpError("launches exactly one kernel");
+  return success();
+}
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  return parseTileFunction<KernelOp>(parser, result);
+}
+void KernelOp::print(OpAsmPrinter &p) { printTileFunction(*this, p); }
+StringRef KernelOp::getArgName(unsigned i) { return argName(*this, i); }
+void KernelOp::getAsmBlockArgumentNames(Region &region, OpAsmSetValueNameFn setName) {
+  nameArguments(*this, region, setName);
+}
+
+int64_t KernelOp::getNumThreads() {
+  int64_t n = 1;
+  for (int32_t d : getBlock())
+    n *= d;
+  return n;
+}
+
+LogicalResult KernelOp::verify() {
+  if (failed(verifyFunctionCommon(*this)))
+    return failure();
+  ArrayRef<int32_t> block = getBlock();
+  if (block.size() != 3)
+    return emitOpError("block has 3 extents (x, y, z), not ") << block.size();
+  for (int32_t d : block)
+    if (d <= 0)
+      return emitOpError("block extents are positive, got [")
+             << block[0] << ", " << block[1] << ", " << block[2] << "]";
+  if (getNumThreads() > 1024)
+    return emitOpError("a block holds at most 1024 threads, not ")
+           << getNumThreads();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Host ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult LaunchOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError("launches '") << getKernel() << "', which is not a tile.kernel";
+  ArrayRef<Type> params = kernel.getArgumentTypes();
+  if (params.size() != getArgs().size())
+    return emitOpError("passes ") << getArgs().size() << " arguments to '"
+                                  << getKernel() << "', which takes "
+                                  << params.size();
+  for (auto [i, arg, param] : llvm::enumerate(getArgs().getTypes(), params))
+    if (arg != param)
+      return emitOpError("argument ") << i << " is " << arg << " but '"
+                                      << getKernel() << "' takes " << param;
+  return success();
+}
+
+LogicalResult CheckPtrOp::verify() {
+  int64_t align = getAlign();
+  if (align <= 0 || (align & (align - 1)))
+    return emitOpError("align is a positive power of two, not ") << align;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult ViewOp::verify() {
+  auto ptr = llvm::cast<PtrType>(getBase().getType());
+  auto tensor = llvm::cast<GlobalTensorType>(getResult().getType());
+  if (ptr.getElementType() != tensor.getElementType())
+    return emitOpError("views ") << ptr << " as " << tensor
+                                 << ": the element types differ";
+  if (getSizes().size() != tensor.getNumDynamicDims())
+    return emitOpError("gives ") << getSizes().size() << " sizes but " << tensor
+                                 << " has " << tensor.getNumDynamicDims()
+                                 << " dynamic dimensions";
+  if (getStrides().size() + 1 != tensor.getRank())
+    return emitOpError("gives ") << getStrides().size() << " strides; a rank-"
+                                 << tensor.getRank() << " view takes "
+                                 << tensor.getRank() - 1
+                                 << " (the innermost stride is 1)";
+  return success();
+}
+
+Value ViewOp::getSize(OpBuilder &b, unsigned d) {
+  auto tensor = llvm::cast<GlobalTensorType>(getResult().getType());
+  int64_t size = tensor.getShape()[d];
+  if (!ShapedType::isDynamic(size))
+    return arith::ConstantIndexOp::create(b, getLoc(), size);
+  unsigned dynamicIndex = llvm::count_if(tensor.getShape().take_front(d),
+                                         ShapedType::isDynamic);
+  return getSizes()[dynamicIndex];
+}
+
+/// Checks `indices` address `tensor` and `access` is an element or a vector
+/// of its elements.
+static LogicalResult verifyAccess(Operation *op, GlobalTensorType tensor,
+                                  ValueRange indices, Type access) {
+  if (indices.size() != tensor.getRank())
+    return op->emitOpError("indexes a rank-")
+           << tensor.getRank() << " tensor with " << indices.size()
+           << " indices";
+  if (!access)
+    return success();
+  Type element = access;
+  if (auto vec = llvm::dyn_cast<VectorType>(access)) {
+    if (vec.getRank() != 1 || vec.isScalable())
+      return op->emitOpError("accesses a 1-D fixed vector, not ") << vec;
+    element = vec.getElementType();
+    int64_t bytes = vec.getNumElements() * elementBytes(element);
+    if (bytes > 16 || (bytes & (bytes - 1)))
+      return op->emitOpError("vector accesses are 2, 4, 8 or 16 bytes, not ")
+             << bytes;
+    int64_t inner = tensor.getShape().back();
+    if (!ShapedType::isDynamic(inner) && inner % vec.getNumElements())
+      return op->emitOpError("a ") << vec << " access cannot tile the inner "
+                                   << "dimension of " << tensor;
+  }
+  if (element != tensor.getElementType())
+    return op->emitOpError("accesses ") << access << " in " << tensor
+                                        << ": the element types differ";
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyAccess(*this, getTensor().getType(), getIndices(),
+                      getResult().getType());
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getTensor().getType(), getIndices(),
+                      getValue().getType());
+}
+
+void StoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult ElemsToAlignedOp::verify() {
+  int64_t bytes = getBytes();
+  if (bytes <= 0 || (bytes & (bytes - 1)))
+    return emitOpError("bytes is a positive power of two, not ") << bytes;
+  return verifyAccess(*this, getTensor().getType(), getIndices(), Type());
+}
+
+//===----------------------------------------------------------------------===//
+// Loops: `tile.for %i = %lb to %ub step %s [iter_args(%a = %x) -> (T)] {...}`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseLoopHeader(OpAsmParser &parser, OperationState &result,
+                                   OpAsmParser::Argument &iv) {
+  OpAsmParser::UnresolvedOperand lb, ub, step;
+  Type index = parser.getBuilder().getIndexType();
+  iv.type = index;
+  if (parser.parseArgument(iv) || parser.parseEqual() ||
+      parser.parseOperand(lb) || parser.parseKeyword("to") ||
+      parser.parseOperand(ub) || parser.parseKeyword("step") ||
+      parser.parseOperand(step) ||
+      parser.resolveOperands({lb, ub, step}, index, result.operands))
+    return failure();
+  return success();
+}
+
+static void printLoopHeader(OpAsmPrinter &p, Value iv, Value lb, Value ub,
+                            Value step) {
+  p << " " << iv << " = " << lb << " to " << ub << " step " << step;
+}
+
+ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> regionArgs(1);
+  if (parseLoopHeader(parser, result, regionArgs[0]))
+    return failure();
+  SmallVector<OpAsmParser::UnresolvedOperand> inits;
+  if (succeeded(parser.parseOptionalKeyword("iter_args"))) {
+    if (parser.parseAssignmentList(regionArgs, inits) ||
+        parser.parseArrowTypeList(result.types))
+      return failure();
+    if (regionArgs.size() != result.types.size() + 1)
+      return parser.emitError(parser.getNameLoc(),
+                              "tile.for has one result type per iter_arg");
+    for (auto [arg, type] : llvm::zip(llvm::drop_begin(regionArgs), result.types))
+      arg.type = type;
+    if (parser.resolveOperands(inits, result.types, parser.getNameLoc(),
+                               result.operands))
+      return failure();
+  }
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, regionArgs))
+    return failure();
+  ForOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void ForOp::print(OpAsmPrinter &p) {
+  printLoopHeader(p, getInductionVar(), getLowerBound(), getUpperBound(),
+                  getStep());
+  if (!getInitArgs().empty()) {
+    p << " iter_args(";
+    llvm::interleaveComma(llvm::zip(getRegionIterArgs(), getInitArgs()), p,
+                          [&](auto pair) {
+                            p << std::get<0>(pair) << " = " << std::get<1>(pair);
+                          });
+    p << ") -> (" << getResultTypes() << ")";
+  }
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/!getInitArgs().empty());
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+void ForOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
+                  Value step, ValueRange initArgs) {
+  state.addOperands({lb, ub, step});
+  state.addOperands(initArgs);
+  state.addTypes(initArgs.getTypes());
+  Region *body = state.addRegion();
+  Block *block = new Block;
+  body->push_back(block);
+  block->addArgument(b.getIndexType(), state.location);
+  for (Value init : initArgs)
+    block->addArgument(init.getType(), state.location);
+  if (initArgs.empty()) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    YieldOp::create(b, state.location);
+  }
+}
+
+LogicalResult ForOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInitArgs().size() + 1 ||
+      !body.getArgument(0).getType().isIndex())
+    return emitOpError("body takes the index and one value per iter_arg");
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("body yields ")
+           << yield.getValues().size() << " values for "
+           << getResultTypes().size() << " results of other types";
+  for (auto [arg, init] : llvm::zip(getRegionIterArgs(), getInitArgs()))
+    if (arg.getType() != init.getType())
+      return emitOpError("iter_arg type differs from its initial value");
+  return success();
+}
+
+
+ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> regionArgs(1);
+  if (parseLoopHeader(parser, result, regionArgs[0]))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, regionArgs))
+    return failure();
+  ParallelOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void ParallelOp::print(OpAsmPrinter &p) {
+  printLoopHeader(p, getInductionVar(), getLowerBound(), getUpperBound(),
+                  getStep());
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+void ParallelOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
+                       Value step) {
+  state.addOperands({lb, ub, step});
+  Region *body = state.addRegion();
+  Block *block = new Block;
+  body->push_back(block);
+  block->addArgument(b.getIndexType(), state.location);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(block);
+  YieldOp::create(b, state.location);
+}
+
+LogicalResult ParallelOp::verify() {
+  if ((*this)->getParentOfType<ParallelOp>())
+    return emitOpError("cannot nest in another tile.parallel: each iteration "
+                       "runs on one thread, a parallel loop needs all of them");
+  Block &body = getBody().front();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError("body takes one index argument");
+  if (!llvm::cast<YieldOp>(body.getTerminator()).getValues().empty())
+    return emitOpError("body yields no values");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// If
+//===----------------------------------------------------------------------===//
+
+LogicalResult IfOp::verify() {
+  if (getNumResults() && getElseRegion().empty())
+    return emitOpError("with results needs an else region");
+  for (Region *region : {&getThenRegion(), &getElseRegion()}) {
+    if (region->empty())
+      continue;
+    auto yield = llvm::cast<YieldOp>(region->front().getTerminator());
+    if (yield.getValues().getTypes() != getResultTypes())
+      return emitOpError("regions yield the types of its results");
+  }
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "passes/TileOps.cpp.inc"

@@ -1,0 +1,322 @@
+//===- TileOps.td - tile dialect operations --------------------------------===//
+#ifndef MINITILE_TILE_OPS
+#define MINITILE_TILE_OPS
+
+include "passes/TileBase.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Functions: the launcher and the kernel
+//===----------------------------------------------------------------------===//
+
+defvar Tile_FunctionExtraDecls = [{
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    /// The user-facing name of argument `i` (`tile.name`), or "" if unnamed.
+    ::llvm::StringRef getArgName(unsigned i);
+}];
+
+class Tile_FunctionOp<string mnemonic, list<Trait> traits = []>
+    : Tile_Op<mnemonic, !listconcat(traits, [
+        FunctionOpInterface, IsolatedFromAbove, AutomaticAllocationScope,
+        DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>])> {
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = Tile_FunctionExtraDecls;
+}
+
+def Tile_HostOp : Tile_FunctionOp<"host"> {
+  let summary = "the host side of a kernel: checks, grid, launch";
+  let description = [{
+    Its arguments are the launcher's parameters, in order, each named by a
+    `tile.name` argument attribute. The body runs on the host: it computes
+    with `arith` on scalars, checks arguments (`tile.host_check`,
+    `tile.check_ptr`) and ends with one `tile.launch`.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       OptionalAttr<StrAttr>:$doc);
+}
+
+def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
+  let summary = "device code run by every thread of a block";
+  let description = [{
+    `block` is the number of threads per block in x, y, z. The body's ops run
+    in every thread; `tile.parallel` spreads a loop over the threads.
+    `smem_bytes` is the dynamic shared memory the kernel needs.
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       DenseI32ArrayAttr:$block,
+                       DefaultValuedAttr<I64Attr, "0">:$smem_bytes);
+  let extraClassDeclaration = !strconcat(Tile_FunctionExtraDecls, [{
+    /// Threads per block (product of `block`).
+    int64_t getNumThreads();
+  }]);
+}
+
+def Tile_ReturnOp : Tile_Op<"return", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["HostOp", "KernelOp"]>]> {
+  let summary = "ends a launcher or a kernel";
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Host ops
+//===----------------------------------------------------------------------===//
+
+def Tile_LaunchOp : Tile_Op<"launch", [HasParent<"HostOp">,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "launches a tile.kernel on a grid of blocks";
+  let description = [{
+    A grid with a zero extent launches nothing. The argument types match the
+    kernel's signature.
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Index:$gridX, Index:$gridY,
+                       Index:$gridZ, Variadic<AnyType>:$args);
+  let assemblyFormat = [{
+    $kernel `grid` `(` $gridX `,` $gridY `,` $gridZ `)`
+    `args` `(` $args `)` attr-dict `:` functional-type($args, results)
+  }];
+}
+
+def Tile_HostCheckOp : Tile_Op<"host_check", [HasParent<"HostOp">]> {
+  let summary = "the launcher throws `message` unless `condition` holds";
+  let arguments = (ins I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+}
+
+def Tile_CheckPtrOp : Tile_Op<"check_ptr", [HasParent<"HostOp">]> {
+  let summary = "the launcher checks a tensor's base pointer";
+  let description = [{
+    Unless the tensor is empty (`numel` is 0) the pointer must be non-null and
+    a multiple of `align` bytes.
+  }];
+  let arguments = (ins Tile_AnyPtr:$ptr, Index:$numel, I64Attr:$align);
+  let assemblyFormat = "$ptr `,` $numel `align` $align attr-dict `:` type($ptr)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Device: launch geometry
+//===----------------------------------------------------------------------===//
+
+class Tile_GeometryOp<string mnemonic>
+    : Tile_Op<mnemonic, [Pure, Tile_InKernel]> {
+  let arguments = (ins Tile_DimAttr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$dim attr-dict";
+  let builders = [OpBuilder<(ins "::minitile::tile::Dim":$dim), [{
+    build($_builder, $_state, $_builder.getIndexType(), dim);
+  }]>];
+}
+
+def Tile_ThreadIdOp : Tile_GeometryOp<"thread_id"> {
+  let summary = "the thread's index within its block";
+}
+def Tile_BlockIdOp : Tile_GeometryOp<"block_id"> {
+  let summary = "the block's index within the grid";
+}
+def Tile_GridDimOp : Tile_GeometryOp<"grid_dim"> {
+  let summary = "the number of blocks in the grid";
+}
+
+//===----------------------------------------------------------------------===//
+// Device: global memory
+//===----------------------------------------------------------------------===//
+
+def Tile_ViewOp : Tile_Op<"view", [Pure, AttrSizedOperandSegments]> {
+  let summary = "a strided tensor view of a pointer";
+  let description = [{
+    `sizes` gives the `?` dimensions of the result type, in order; `strides`
+    the stride of every dimension but the innermost (which is 1), in
+    elements; `offset` (elements, default 0) moves the origin.
+
+    ```mlir
+    %t = tile.view %p[%off] sizes(%S) strides(%T) : !tile.ptr<f32> -> !tile.tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyPtr:$base, Optional<Index>:$offset,
+                       Variadic<Index>:$sizes, Variadic<Index>:$strides);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = [{
+    $base (`[` $offset^ `]`)? `sizes` `(` $sizes `)` `strides` `(` $strides `)`
+    attr-dict `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Size of dimension `d` as a value (a new constant for static ones).
+    ::mlir::Value getSize(::mlir::OpBuilder &b, unsigned d);
+  }];
+}
+
+def Tile_LoadOp : Tile_Op<"load", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "reads one element, or a vector of consecutive inner elements";
+  let description = [{
+    With a `vector<N x T>` result, reads elements `[i_last, i_last + N)` of
+    the innermost dimension; their address must be aligned to `N * sizeof(T)`.
+  }];
+  let arguments = (ins Tile_AnyTensor:$tensor, Variadic<Index>:$indices);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` attr-dict `:` type($tensor) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "writes one element, or a vector of consecutive inner elements";
+  let description = [{
+    A `vector<N x T>` value writes elements `[i_last, i_last + N)` of the
+    innermost dimension; their address must be aligned to `N * sizeof(T)`.
+  }];
+  let arguments = (ins AnyType:$value, Tile_AnyTensor:$tensor,
+                       Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $tensor `[` $indices `]` attr-dict `:` type($value) `,` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ElemsToAlignedOp : Tile_Op<"elems_to_aligned", [Pure, Tile_InKernel]> {
+  let summary = "elements from an address up to the next aligned one";
+  let description = [{
+    The number of innermost elements between `tensor[indices]` and the first
+    address at or after it that is a multiple of `bytes`: 0 when it is aligned.
+  }];
+  let arguments = (ins Tile_AnyTensor:$tensor, Variadic<Index>:$indices,
+                       I64Attr:$bytes);
+  let results = (outs Index:$result);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `bytes` $bytes attr-dict `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"value is the vector's element type", "result", "value",
+                   "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
+  let summary = "a vector holding copies of a scalar";
+  let arguments = (ins AnyType:$value);
+  let results = (outs VectorOfRankAndType<[1], [AnyType]>:$result);
+  let assemblyFormat = "$value attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Device: per-thread variables
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocLocalOp : Tile_Op<"alloc_local", [Tile_InKernel,
+    MemoryEffects<[MemAlloc<AutomaticAllocationScopeResource>]>]> {
+  let summary = "a mutable variable private to each thread";
+  let results = (outs Tile_AnyLocal:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [Tile_InKernel,
+    TypesMatchWith<"result is the variable's element type", "local", "result",
+                   "::llvm::cast<::minitile::tile::LocalType>($_self).getElementType()">,
+    MemoryEffects<[MemRead]>]> {
+  let arguments = (ins Tile_AnyLocal:$local);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$local attr-dict `:` type($local)";
+}
+
+def Tile_LocalStoreOp : Tile_Op<"local_store", [Tile_InKernel,
+    TypesMatchWith<"value is the variable's element type", "local", "value",
+                   "::llvm::cast<::minitile::tile::LocalType>($_self).getElementType()">,
+    MemoryEffects<[MemWrite]>]> {
+  let arguments = (ins AnyType:$value, Tile_AnyLocal:$local);
+  let assemblyFormat = "$value `,` $local attr-dict `:` type($local)";
+}
+
+//===----------------------------------------------------------------------===//
+// Structured control flow
+//===----------------------------------------------------------------------===//
+
+def Tile_ForOp : Tile_Op<"for", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a serial loop run by every thread that reaches it";
+  let description = [{
+    ```mlir
+    %r = tile.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (f32) {
+      ...
+      tile.yield %next : f32
+    }
+    ```
+  }];
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
+                       Variadic<AnyType>:$initArgs);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Value":$lb, "::mlir::Value":$ub,
+      "::mlir::Value":$step, CArg<"::mlir::ValueRange", "{}">:$initArgs)>];
+  let extraClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
+    ::mlir::Block::BlockArgListType getRegionIterArgs() {
+      return getBody().getArguments().drop_front();
+    }
+  }];
+}
+
+def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects, Tile_InKernel,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a loop whose iterations are spread over the block's threads";
+  let description = [{
+    Iterations `lb, lb + step, ... < ub` run once each, on some thread of the
+    block, in no particular order; every thread of the block must reach the
+    loop. Without results.
+  }];
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Value":$lb, "::mlir::Value":$ub,
+      "::mlir::Value":$step)>];
+  let extraClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
+  }];
+}
+
+def Tile_IfOp : Tile_Op<"if", [RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"YieldOp">, NoRegionArguments]> {
+  let summary = "runs one of two regions";
+  let arguments = (ins I1:$condition);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
+  let assemblyFormat = [{
+    $condition (`->` `(` type($results)^ `)`)? $thenRegion (`else` $elseRegion^)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["ForOp", "ParallelOp", "IfOp"]>]> {
+  let summary = "ends a loop body or an if region, passing values on";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+#endif // MINITILE_TILE_OPS

@@ -1,0 +1,290 @@
+//===- Runtime.cpp - the CUDA driver, opened at run time ------------------===//
+#include "minitile/runtime.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+
+namespace minitile::rt {
+
+namespace {
+
+/// The driver entry points minitile uses, resolved through cuGetProcAddress.
+struct Driver {
+  std::string failure; // why the driver is unusable, "" if it works
+#define MINITILE_DRIVER_FN(name) decltype(&::name) name = nullptr;
+#include "runtime/DriverFunctions.def"
+
+  Driver() {
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      failure = "the CUDA driver (libcuda.so.1) is not installed";
+      return;
+    }
+    using GetProc = CUresult (*)(const char *, void **, int, cuuint64_t,
+                                 CUdriverProcAddressQueryResult *);
+    auto getProc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+    if (!getProc) {
+      failure = "libcuda.so.1 has no cuGetProcAddress_v2 (driver older than CUDA 12)";
+      return;
+    }
+    auto resolve = [&](const char *symbol, void **fn) {
+      CUdriverProcAddressQueryResult status;
+      if (getProc(symbol, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
+              CUDA_SUCCESS ||
+          !*fn) {
+        failure = std::string("the CUDA driver lacks ") + symbol;
+        *fn = nullptr;
+      }
+    };
+#define MINITILE_DRIVER_FN(name) resolve(#name, reinterpret_cast<void **>(&name));
+#include "runtime/DriverFunctions.def"
+    if (failure.empty()) {
+      CUresult r = cuInit(0);
+      if (r != CUDA_SUCCESS)
+        failure = "cuInit failed: " + errorName(r);
+    }
+  }
+};
+
+Driver &driver() {
+  static Driver d;
+  return d;
+}
+
+/// The driver, or an Error saying why there is none.
+Driver &api() {
+  Driver &d = driver();
+  if (!d.failure.empty())
+    throw Error("minitile runtime: " + d.failure, CUDA_ERROR_NOT_INITIALIZED);
+  return d;
+}
+
+} // namespace
+
+std::string errorName(CUresult result) {
+  Driver &d = driver();
+  const char *name = nullptr;
+  if (d.cuGetErrorName && d.cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
+    return name;
+  return "CUDA error " + std::to_string(static_cast<int>(result));
+}
+
+void check(CUresult result, const char *call) {
+  if (result == CUDA_SUCCESS)
+    return;
+  std::string message = std::string(call) + ": " + errorName(result);
+  Driver &d = driver();
+  const char *text = nullptr;
+  if (d.cuGetErrorString && d.cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
+    message += " (" + std::string(text) + ")";
+  throw Error(message, result);
+}
+
+bool available(std::string *why) {
+  Driver &d = driver();
+  std::string reason = d.failure;
+  if (reason.empty()) {
+    int count = 0;
+    CUresult r = d.cuDeviceGetCount(&count);
+    if (r != CUDA_SUCCESS)
+      reason = "cuDeviceGetCount failed: " + errorName(r);
+    else if (count == 0)
+      reason = "the CUDA driver sees no GPU";
+  }
+  if (why)
+    *why = reason;
+  return reason.empty();
+}
+
+CUcontext ensureContext(int device) {
+  Driver &d = api();
+  CUcontext ctx = nullptr;
+  check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  if (ctx)
+    return ctx;
+  CUdevice dev;
+  check(d.cuDeviceGet(&dev, device), "cuDeviceGet");
+  check(d.cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  return ctx;
+}
+
+static CUdevice currentDevice() {
+  ensureContext();
+  CUdevice dev;
+  check(api().cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  return dev;
+}
+
+std::string deviceName() {
+  char name[256] = {};
+  check(api().cuDeviceGetName(name, sizeof name, currentDevice()), "cuDeviceGetName");
+  return name;
+}
+
+int multiprocessorCount() {
+  int count = 0;
+  check(api().cuDeviceGetAttribute(&count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                   currentDevice()),
+        "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
+  return count;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+KernelImage::KernelImage(const void *data, size_t size, ImageKind kind,
+                         const char *function)
+    : data_(data), size_(size), kind_(kind), function_(function) {}
+
+CUfunction KernelImage::function() {
+  CUcontext ctx = ensureContext();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto &[c, f] : loaded_)
+    if (c == ctx)
+      return f;
+  Driver &d = api();
+  CUmodule module;
+  char log[8192] = {};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log, reinterpret_cast<void *>(sizeof log)};
+  CUresult r = d.cuModuleLoadDataEx(&module, data_, 2, options, values);
+  if (r != CUDA_SUCCESS)
+    throw Error("loading the " + std::string(kind_ == ImageKind::ptx ? "PTX" : "cubin") +
+                    " of " + function_ + ": " + errorName(r) +
+                    (log[0] ? std::string(": ") + log : std::string()),
+                r);
+  CUfunction fn;
+  check(d.cuModuleGetFunction(&fn, module, function_.c_str()), "cuModuleGetFunction");
+  loaded_.emplace_back(ctx, fn);
+  return fn;
+}
+
+void KernelImage::launch(Dim3 grid, Dim3 block, unsigned smemBytes,
+                         CUstream stream, void **args) {
+  constexpr int64_t maxX = (int64_t(1) << 31) - 1, maxYZ = 65535;
+  if (grid.x < 1 || grid.y < 1 || grid.z < 1 || grid.x > maxX || grid.y > maxYZ ||
+      grid.z > maxYZ)
+    throw Error(function_ + ": grid (" + std::to_string(grid.x) + ", " +
+                std::to_string(grid.y) + ", " + std::to_string(grid.z) +
+                ") is outside what CUDA launches");
+  CUfunction fn = function();
+  Driver &d = api();
+  if (smemBytes > 48 * 1024) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (smemSet_ < smemBytes) {
+      check(d.cuFuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                 static_cast<int>(smemBytes)),
+            "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+      smemSet_ = smemBytes;
+    }
+  }
+  CUresult r = d.cuLaunchKernel(
+      fn, static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
+      static_cast<unsigned>(grid.z), static_cast<unsigned>(block.x),
+      static_cast<unsigned>(block.y), static_cast<unsigned>(block.z), smemBytes,
+      stream, args, nullptr);
+  if (r != CUDA_SUCCESS)
+    check(r, ("cuLaunchKernel(" + function_ + ")").c_str());
+}
+
+void checkPointer(const char *kernel, const char *name, const void *ptr,
+                  int64_t numel, int64_t align) {
+  if (numel == 0)
+    return;
+  if (!ptr)
+    throw Error(std::string(kernel) + ": " + name + " is null but holds " +
+                std::to_string(numel) + " elements");
+  if (reinterpret_cast<uintptr_t>(ptr) % align)
+    throw Error(std::string(kernel) + ": " + name + " is not aligned to " +
+                std::to_string(align) + " bytes");
+}
+
+int64_t divide(int64_t a, int64_t b, const char *kernel) {
+  if (b == 0)
+    throw Error(std::string(kernel) + ": division by zero in the launcher");
+  return a / b;
+}
+
+int64_t remainder(int64_t a, int64_t b, const char *kernel) {
+  if (b == 0)
+    throw Error(std::string(kernel) + ": division by zero in the launcher");
+  return a % b;
+}
+
+int64_t ceilDivide(int64_t a, int64_t b, const char *kernel) {
+  int64_t q = divide(a, b, kernel);
+  return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory, timing
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+
+CUdeviceptr allocate(size_t bytes) {
+  ensureContext();
+  CUdeviceptr p = 0;
+  if (bytes)
+    check(api().cuMemAlloc(&p, bytes), "cuMemAlloc");
+  return p;
+}
+
+void release(CUdeviceptr p) noexcept {
+  if (p && driver().failure.empty())
+    driver().cuMemFree(p);
+}
+
+void copyToDevice(CUdeviceptr dst, const void *src, size_t bytes) {
+  if (bytes)
+    check(api().cuMemcpyHtoD(dst, src, bytes), "cuMemcpyHtoD");
+}
+
+void copyToHost(void *dst, CUdeviceptr src, size_t bytes) {
+  if (bytes)
+    check(api().cuMemcpyDtoH(dst, src, bytes), "cuMemcpyDtoH");
+}
+
+void fill32(CUdeviceptr p, uint32_t word, size_t words) {
+  if (words)
+    check(api().cuMemsetD32(p, word, words), "cuMemsetD32");
+}
+
+} // namespace detail
+
+void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                        CUstream stream) {
+  check(api().cuMemcpyDtoDAsync(dst, src, bytes, stream), "cuMemcpyDtoDAsync");
+}
+
+void synchronize() { check(api().cuCtxSynchronize(), "cuCtxSynchronize"); }
+
+Timer::Timer() {
+  ensureContext();
+  check(api().cuEventCreate(&begin_, CU_EVENT_DEFAULT), "cuEventCreate");
+  check(api().cuEventCreate(&end_, CU_EVENT_DEFAULT), "cuEventCreate");
+}
+
+Timer::~Timer() {
+  if (driver().failure.empty()) {
+    driver().cuEventDestroy(begin_);
+    driver().cuEventDestroy(end_);
+  }
+}
+
+void Timer::start(CUstream stream) {
+  check(api().cuEventRecord(begin_, stream), "cuEventRecord");
+}
+
+float Timer::stop(CUstream stream) {
+  check(api().cuEventRecord(end_, stream), "cuEventRecord");
+  check(api().cuEventSynchronize(end_), "cuEventSynchronize");
+  float ms = 0;
+  check(api().cuEventElapsedTime(&ms, begin_, end_), "cuEventElapsedTime");
+  return ms;
+}
+
+} // namespace minitile::rt

@@ -1,0 +1,171 @@
+//===- minitile/runtime.h - load and launch minitile kernels --------------===//
+//
+// A small layer over the CUDA driver API. libcuda is opened at run time, so a
+// program linking this runs (and reports "no GPU") on machines without one.
+// Every failing CUDA call throws minitile::rt::Error naming the call and the
+// CUDA error.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace minitile::rt {
+
+class Error : public std::runtime_error {
+public:
+  explicit Error(const std::string &message, CUresult code = CUDA_SUCCESS)
+      : std::runtime_error(message), code_(code) {}
+  /// The CUDA error, or CUDA_SUCCESS for a bad argument.
+  CUresult code() const { return code_; }
+
+private:
+  CUresult code_;
+};
+
+/// Throws Error("call: CUDA_ERROR_NAME: description") unless `result` is success.
+void check(CUresult result, const char *call);
+
+/// The name of a CUDA error ("CUDA_ERROR_INVALID_VALUE").
+std::string errorName(CUresult result);
+
+/// True if a CUDA driver and at least one device are present; otherwise
+/// false, with the reason in `why`.
+bool available(std::string *why = nullptr);
+
+/// Makes sure the calling thread has a current context: the one it has, or
+/// device `device`'s primary context.
+CUcontext ensureContext(int device = 0);
+
+/// The CUDA device name and multiprocessor count of the current context.
+std::string deviceName();
+int multiprocessorCount();
+
+/// 16-bit float elements, as the launchers' pointer types spell them.
+struct bf16 {
+  uint16_t bits;
+};
+struct f16 {
+  uint16_t bits;
+};
+
+struct Dim3 {
+  int64_t x = 1, y = 1, z = 1;
+};
+
+enum class ImageKind { ptx, cubin };
+
+/// A kernel in an embedded PTX or cubin image, loaded on first launch in
+/// each context.
+class KernelImage {
+public:
+  KernelImage(const void *data, size_t size, ImageKind kind, const char *function);
+  /// Launches with kernel parameters `args` (pointers to each value).
+  void launch(Dim3 grid, Dim3 block, unsigned smemBytes, CUstream stream,
+              void **args);
+  CUfunction function();
+
+private:
+  const void *data_;
+  size_t size_;
+  ImageKind kind_;
+  std::string function_;
+  std::mutex mutex_;
+  std::vector<std::pair<CUcontext, CUfunction>> loaded_;
+  unsigned smemSet_ = 0;
+};
+
+/// Checks a tensor argument of a launcher: unless it is empty, its pointer
+/// is non-null and a multiple of `align` bytes.
+void checkPointer(const char *kernel, const char *name, const void *ptr,
+                  int64_t numel, int64_t align);
+
+/// Integer helpers of generated launchers: throw on division by zero.
+int64_t divide(int64_t a, int64_t b, const char *kernel);
+int64_t remainder(int64_t a, int64_t b, const char *kernel);
+int64_t ceilDivide(int64_t a, int64_t b, const char *kernel);
+
+//===----------------------------------------------------------------------===//
+// Conveniences for tests, examples and benchmarks
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+CUdeviceptr allocate(size_t bytes);
+void release(CUdeviceptr p) noexcept;
+void copyToDevice(CUdeviceptr dst, const void *src, size_t bytes);
+void copyToHost(void *dst, CUdeviceptr src, size_t bytes);
+void fill32(CUdeviceptr p, uint32_t word, size_t words);
+} // namespace detail
+
+/// Device memory for `n` elements of T.
+template <class T> class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t n) : ptr_(detail::allocate(n * sizeof(T))), n_(n) {}
+  explicit DeviceBuffer(const std::vector<T> &host) : DeviceBuffer(host.size()) {
+    upload(host);
+  }
+  ~DeviceBuffer() { detail::release(ptr_); }
+  DeviceBuffer(DeviceBuffer &&o) noexcept : ptr_(o.ptr_), n_(o.n_) {
+    o.ptr_ = 0;
+    o.n_ = 0;
+  }
+  DeviceBuffer &operator=(DeviceBuffer &&o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+  T *get() const { return reinterpret_cast<T *>(ptr_); }
+  CUdeviceptr ptr() const { return ptr_; }
+  size_t size() const { return n_; }
+  void upload(const std::vector<T> &host) {
+    if (host.size() != n_)
+      throw Error("DeviceBuffer::upload: " + std::to_string(host.size()) +
+                  " elements into a buffer of " + std::to_string(n_));
+    detail::copyToDevice(ptr_, host.data(), n_ * sizeof(T));
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(n_);
+    detail::copyToHost(host.data(), ptr_, n_ * sizeof(T));
+    return host;
+  }
+  /// Sets every 32-bit word to `word` (0x7fc00000 is a float NaN).
+  void fillWords(uint32_t word) { detail::fill32(ptr_, word, n_ * sizeof(T) / 4); }
+
+private:
+  CUdeviceptr ptr_ = 0;
+  size_t n_ = 0;
+};
+
+/// Copies `bytes` between device buffers on `stream`.
+void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                        CUstream stream = nullptr);
+/// Waits for all work in the current context.
+void synchronize();
+
+/// Device-side timing with CUDA events.
+class Timer {
+public:
+  Timer();
+  ~Timer();
+  Timer(const Timer &) = delete;
+  Timer &operator=(const Timer &) = delete;
+  void start(CUstream stream = nullptr);
+  /// Milliseconds since start(), after the work queued on `stream`.
+  float stop(CUstream stream = nullptr);
+
+private:
+  CUevent begin_ = nullptr, end_ = nullptr;
+};
+
+} // namespace minitile::rt

@@ -1,0 +1,221 @@
+//===- Compile.cpp - the compile driver behind the CLI -------------------===//
+#include "tools/minitile/Compile.h"
+
+#include "dsl/Build.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/Timing.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace minitile {
+
+namespace {
+
+std::string print(mlir::Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+/// Collects MLIR diagnostics into one line ("file:line: error: message").
+struct DiagnosticCollector {
+  explicit DiagnosticCollector(mlir::MLIRContext &ctx)
+      : handler(&ctx, [this](mlir::Diagnostic &d) {
+          if (d.getSeverity() != mlir::DiagnosticSeverity::Error || !first.empty())
+            return mlir::success();
+          std::string where;
+          if (auto l = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+            where = l.getFilename().str() + ":" + std::to_string(l.getLine()) + ": ";
+          first = where + "error: " + d.str();
+          return mlir::success();
+        }) {}
+  std::string take(const std::string &fallback) {
+    return first.empty() ? fallback : first;
+  }
+  std::string first;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+std::unique_ptr<Generator> instantiate(const CompileRequest &request,
+                                       std::string &error) {
+  const GeneratorInfo *info = Registry::global().find(request.kernel);
+  if (!info) {
+    error = "unknown kernel '" + request.kernel + "' ('minitile list' shows them)";
+    return nullptr;
+  }
+  std::unique_ptr<Generator> gen = info->create();
+  for (const auto &[name, value] : request.params) {
+    ParamBase *p = gen->param(name);
+    if (!p) {
+      std::string known;
+      for (ParamBase *q : gen->params())
+        known += (known.empty() ? "" : ", ") + q->name();
+      error = "kernel '" + request.kernel + "' has no parameter '" + name + "'" +
+              (known.empty() ? " (it has none)" : " (it has " + known + ")");
+      return nullptr;
+    }
+    std::string message = p->set(value);
+    if (!message.empty()) {
+      error = message;
+      return nullptr;
+    }
+  }
+  return gen;
+}
+
+} // namespace
+
+std::string describeParams(const CompileRequest &request) {
+  std::string error, text;
+  std::unique_ptr<Generator> gen = instantiate(request, error);
+  if (!gen)
+    return "";
+  for (ParamBase *p : gen->params())
+    text += (text.empty() ? "" : " ") + p->name() + "=" + p->value();
+  return text;
+}
+
+CompileResult compile(const CompileRequest &request) {
+  CompileResult result;
+  if (!Target::isSupported(request.target.arch)) {
+    result.error = "unknown architecture '" + request.target.arch +
+                   "' (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a)";
+    return result;
+  }
+  std::unique_ptr<Generator> gen = instantiate(request, result.error);
+  if (!gen)
+    return result;
+
+  mlir::DefaultTimingManager timingManager;
+  timingManager.setEnabled(request.timePasses);
+  mlir::TimingScope timing = timingManager.getRootScope();
+
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  DiagnosticCollector diagnostics(ctx);
+
+  std::string name = request.instanceName.empty() ? request.kernel : request.instanceName;
+  const GeneratorInfo *info = Registry::global().find(request.kernel);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    mlir::TimingScope t = timing.nest("DSL build");
+    try {
+      module = buildKernel(ctx, *gen, name, info->summary);
+    } catch (const Error &e) {
+      result.error = e.what();
+      return result;
+    }
+  }
+  if (request.printIRAfterAll)
+    llvm::errs() << "// -----// IR after DSL build //----- //\n" << print(*module) << "\n";
+  if (request.emit == Emit::tile) {
+    result.text = print(*module);
+    result.ok = true;
+    return result;
+  }
+
+  PipelineOptions opts{request.printIRAfterAll, &timing};
+  if (mlir::failed(runTilePasses(*module, opts))) {
+    result.error = diagnostics.take("error: the tile passes failed");
+    return result;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> hostSide;
+  if (request.emit == Emit::cpp)
+    hostSide = module->clone();
+  if (mlir::failed(lowerToLLVMDialect(*module, opts))) {
+    result.error = diagnostics.take("error: lowering to the LLVM dialect failed");
+    return result;
+  }
+  if (request.emit == Emit::mlir) {
+    result.text = print(*module);
+    result.ok = true;
+    return result;
+  }
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule;
+  {
+    mlir::TimingScope t = timing.nest("translate to LLVM IR");
+    llvmModule = translateToLLVMIR(*module, llvmContext, request.target, result.error);
+  }
+  if (!llvmModule) {
+    result.error = diagnostics.take("error: " + result.error);
+    return result;
+  }
+  {
+    mlir::TimingScope t = timing.nest("LLVM O3");
+    if (!optimizeLLVMIR(*llvmModule, request.target, result.error)) {
+      result.error = "error: " + result.error;
+      return result;
+    }
+  }
+  if (request.printIRAfterAll)
+    llvm::errs() << "// -----// LLVM IR after O3 //----- //\n"
+                 << printLLVMIR(*llvmModule) << "\n";
+  if (request.emit == Emit::llvm) {
+    result.text = printLLVMIR(*llvmModule);
+    result.ok = true;
+    return result;
+  }
+  std::string ptx;
+  {
+    mlir::TimingScope t = timing.nest("NVPTX backend");
+    if (!emitPTX(*llvmModule, request.target, ptx, result.error)) {
+      result.error = "error: " + result.error;
+      return result;
+    }
+  }
+  if (request.emit == Emit::ptx) {
+    result.text = std::move(ptx);
+    result.ok = true;
+    return result;
+  }
+
+  // cubin, and the image of the C++ launcher when ptxas is available.
+  std::vector<char> image(ptx.begin(), ptx.end());
+  bool isCubin = false;
+  if (request.emit == Emit::cubin || !ptxasPath().empty()) {
+    mlir::TimingScope t = timing.nest("ptxas");
+    PtxasResult assembled = assembleCubin(ptx, request.target);
+    if (!assembled.ok) {
+      std::string log = assembled.log;
+      while (!log.empty() && log.back() == '\n')
+        log.pop_back();
+      for (char &c : log)
+        if (c == '\n')
+          c = ' ';
+      result.error = "error: ptxas: " + log;
+      return result;
+    }
+    image = std::move(assembled.cubin);
+    isCubin = true;
+  }
+  if (request.emit == Emit::cubin) {
+    result.binary = std::move(image);
+    result.ok = true;
+    return result;
+  }
+
+  mlir::TimingScope t = timing.nest("C++ launcher");
+  LauncherOptions launcher;
+  launcher.cppNamespace = request.cppNamespace;
+  launcher.headerName = request.headerName;
+  launcher.provenance = name + ": kernel " + request.kernel + " of " +
+                        info->file + " with " + describeParams(request) +
+                        ", for " + request.target.arch;
+  if (!emitLauncher(*hostSide, image, isCubin, launcher, result.launcher,
+                    result.error)) {
+    result.error = "error: " + result.error;
+    return result;
+  }
+  result.ok = true;
+  return result;
+}
+
+} // namespace minitile

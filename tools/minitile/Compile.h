@@ -1,0 +1,43 @@
+//===- Compile.h - one kernel from generator to PTX, cubin or C++ --------===//
+#pragma once
+
+#include "lowering/EmitLauncher.h"
+#include "lowering/Pipeline.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace minitile {
+
+enum class Emit { tile, mlir, llvm, ptx, cubin, cpp };
+
+struct CompileRequest {
+  std::string kernel;                                      // generator name
+  std::vector<std::pair<std::string, std::string>> params; // -p name=value
+  std::string instanceName;                                // "" = kernel
+  Target target;
+  Emit emit = Emit::ptx;
+  bool printIRAfterAll = false;
+  bool timePasses = false;
+  std::string cppNamespace = "minitile::kernels";
+  std::string headerName; // for Emit::cpp: how the source includes the header
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string error;        // one line, when !ok
+  std::string text;         // tile / mlir / llvm / ptx
+  std::vector<char> binary; // cubin
+  LauncherSource launcher;  // cpp
+};
+
+/// Instantiates the generator with the parameters and runs the pipeline as
+/// far as `emit` needs. Never throws; errors come back in the result.
+CompileResult compile(const CompileRequest &request);
+
+/// "threads=256 rows_per_block=4": every parameter of a generator with the
+/// values of `request` applied (for provenance lines).
+std::string describeParams(const CompileRequest &request);
+
+} // namespace minitile

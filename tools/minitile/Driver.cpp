@@ -1,0 +1,217 @@
+//===- Driver.cpp - `minitile list` and `minitile compile` ---------------===//
+#include "tools/minitile/Driver.h"
+#include "tools/minitile/Compile.h"
+
+#include "minitile/dsl.h"
+
+#include <CLI/CLI.hpp>
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <iostream>
+#include <map>
+
+namespace minitile {
+
+namespace {
+
+int fail(const std::string &message) {
+  // Messages from the DSL and the pipeline already say "file:line: error:".
+  bool located = message.find("error: ") != std::string::npos;
+  std::cerr << "minitile: " << (located ? "" : "error: ") << message << "\n";
+  return 1;
+}
+
+/// A file written in full or not at all: the text goes to a temporary file
+/// beside `path`, renamed over it on commit and removed otherwise.
+class OutputFile {
+public:
+  explicit OutputFile(std::string path) : path_(std::move(path)) {}
+  ~OutputFile() {
+    if (!temp_.empty())
+      llvm::sys::fs::remove(temp_);
+  }
+  /// Creates the temporary file; false with `error` set if it cannot.
+  bool open(std::string &error) {
+    llvm::SmallString<256> model(path_);
+    model += ".tmp-%%%%%%";
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp_)) {
+      error = "cannot write '" + path_ + "': " + ec.message();
+      temp_.clear();
+      return false;
+    }
+    stream_ = std::make_unique<llvm::raw_fd_ostream>(fd, /*shouldClose=*/true);
+    return true;
+  }
+  llvm::raw_fd_ostream &os() { return *stream_; }
+  bool commit(std::string &error) {
+    stream_->close();
+    if (stream_->has_error()) {
+      error = "cannot write '" + path_ + "': " + stream_->error().message();
+      stream_->clear_error();
+      return false;
+    }
+    if (std::error_code ec = llvm::sys::fs::rename(temp_, path_)) {
+      error = "cannot write '" + path_ + "': " + ec.message();
+      return false;
+    }
+    temp_.clear();
+    return true;
+  }
+
+private:
+  std::string path_;
+  llvm::SmallString<256> temp_;
+  std::unique_ptr<llvm::raw_fd_ostream> stream_;
+};
+
+int list() {
+  for (const GeneratorInfo &info : Registry::global().all()) {
+    std::cout << info.name << ": " << info.summary << "\n";
+    std::unique_ptr<Generator> gen = info.create();
+    for (ParamBase *p : gen->params()) {
+      std::cout << "  -p " << p->name() << "=" << p->value() << "  (" << p->domain()
+                << ")";
+      if (!p->help().empty())
+        std::cout << "  " << p->help();
+      std::cout << "\n";
+    }
+  }
+  return 0;
+}
+
+/// For --emit cpp: the header and source paths from -o (foo.h -> foo.cpp).
+std::pair<std::string, std::string> cppPaths(const std::string &out) {
+  llvm::StringRef ext = llvm::sys::path::extension(out);
+  if (ext == ".h" || ext == ".hpp") {
+    llvm::SmallString<256> source(out);
+    llvm::sys::path::replace_extension(source, ".cpp");
+    return {out, source.str().str()};
+  }
+  return {out + ".h", out + ".cpp"};
+}
+
+int compileCommand(CompileRequest request, const std::vector<std::string> &params,
+                   const std::string &output) {
+  for (const std::string &p : params) {
+    size_t eq = p.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail("-p takes name=value, not '" + p + "'");
+    request.params.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+  }
+  bool toStdout = output == "-";
+  if (request.emit == Emit::cubin && toStdout)
+    return fail("--emit cubin writes a binary: give -o FILE");
+
+  // Open the outputs first: an unwritable path fails before any work.
+  std::vector<std::unique_ptr<OutputFile>> files;
+  std::string error;
+  std::pair<std::string, std::string> cpp;
+  if (!toStdout) {
+    if (request.emit == Emit::cpp) {
+      cpp = cppPaths(output);
+      files.push_back(std::make_unique<OutputFile>(cpp.first));
+      files.push_back(std::make_unique<OutputFile>(cpp.second));
+      request.headerName = llvm::sys::path::filename(cpp.first).str();
+    } else {
+      files.push_back(std::make_unique<OutputFile>(output));
+    }
+    for (auto &f : files)
+      if (!f->open(error))
+        return fail(error);
+  } else if (request.emit == Emit::cpp) {
+    request.headerName = (request.instanceName.empty() ? request.kernel
+                                                        : request.instanceName) + ".h";
+  }
+
+  CompileResult result = compile(request);
+  if (!result.ok)
+    return fail(result.error);
+
+  if (toStdout) {
+    if (request.emit == Emit::cpp)
+      std::cout << result.launcher.header << "\n// ---- " << request.headerName
+                << " ends; the source follows ----\n\n" << result.launcher.source;
+    else
+      std::cout << result.text;
+    std::cout.flush();
+    return std::cout.good() ? 0 : fail("cannot write to standard output");
+  }
+  if (request.emit == Emit::cpp) {
+    files[0]->os() << result.launcher.header;
+    files[1]->os() << result.launcher.source;
+  } else if (request.emit == Emit::cubin) {
+    files[0]->os().write(result.binary.data(), result.binary.size());
+  } else {
+    files[0]->os() << result.text;
+  }
+  for (auto &f : files)
+    if (!f->commit(error))
+      return fail(error);
+  return 0;
+}
+
+} // namespace
+
+int cliMain(int argc, char **argv) {
+  CLI::App app{"minitile: a tile language embedded in C++, compiled to PTX"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "help for every subcommand");
+
+  CLI::App *listCmd = app.add_subcommand("list", "print the kernels and their parameters");
+
+  CLI::App *compileCmd = app.add_subcommand("compile", "compile a kernel");
+  CompileRequest request;
+  std::vector<std::string> params;
+  std::string output, emit = "ptx";
+  compileCmd->add_option("kernel", request.kernel, "kernel name (see 'minitile list')")
+      ->required();
+  compileCmd->add_option("-p,--param", params, "generator parameter name=value")
+      ->take_all();
+  compileCmd->add_option("--arch", request.target.arch, "GPU architecture")
+      ->capture_default_str();
+  std::map<std::string, Emit> emits{{"tile", Emit::tile}, {"mlir", Emit::mlir},
+                                    {"llvm", Emit::llvm}, {"ptx", Emit::ptx},
+                                    {"cubin", Emit::cubin}, {"cpp", Emit::cpp}};
+  compileCmd->add_option("--emit", emit, "tile|mlir|llvm|ptx|cubin|cpp")
+      ->capture_default_str();
+  compileCmd->add_option("-o,--output", output,
+                         "output file, '-' for stdout (cpp: FILE.h and FILE.cpp)")
+      ->required();
+  compileCmd->add_option("--name", request.instanceName,
+                         "name of the launcher function (default: the kernel's)");
+  compileCmd->add_option("--namespace", request.cppNamespace,
+                         "C++ namespace of the launcher")
+      ->capture_default_str();
+  compileCmd->add_flag("--print-ir-after-all", request.printIRAfterAll,
+                       "print the IR after every stage and pass to stderr");
+  compileCmd->add_flag("--time-passes", request.timePasses,
+                       "report the time of every stage and pass on stderr");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    return fail(e.what());
+  }
+
+  if (listCmd->parsed())
+    return list();
+  auto it = emits.find(emit);
+  if (it == emits.end())
+    return fail("unknown --emit '" + emit + "' (tile, mlir, llvm, ptx, cubin, cpp)");
+  request.emit = it->second;
+  if (!request.instanceName.empty() &&
+      !std::all_of(request.instanceName.begin(), request.instanceName.end(),
+                   [](char c) { return std::isalnum(c) || c == '_'; }))
+    return fail("--name '" + request.instanceName + "' is not a C++ identifier");
+  return compileCommand(request, params, output);
+}
+
+} // namespace minitile
