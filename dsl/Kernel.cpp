@@ -13,6 +13,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
+#include <atomic>
+
 namespace minitile {
 using detail::Access;
 using detail::KernelState;
@@ -24,8 +26,20 @@ KernelState *&current() {
   return state;
 }
 
+KernelState &checked(uint64_t kernel, const SourceLoc &loc) {
+  KernelState *k = current();
+  if (!k)
+    throw Error(loc, "DSL call outside a kernel being built");
+  if (k->id != kernel)
+    throw Error(loc, "a value of a kernel that is no longer being built (kept "
+                     "from an earlier generate()?)");
+  return *k;
+}
+
+static std::atomic<uint64_t> kernelIds{0};
+
 KernelState::KernelState(mlir::MLIRContext &context, const std::string &name)
-    : ctx(&context), b(&context), hostB(&context) {
+    : id(++kernelIds), ctx(&context), b(&context), hostB(&context) {
   mlir::Location unknown = mlir::UnknownLoc::get(ctx);
   module = mlir::ModuleOp::create(unknown);
   b.setInsertionPointToEnd(module.getBody());
@@ -128,14 +142,11 @@ mlir::Value KernelState::toHost(mlir::Value v, const SourceLoc &use,
 
 } // namespace detail
 
+Kernel::Kernel(detail::KernelState *state) : state_(state), id_(state->id) {}
+
 namespace {
 
-KernelState &checked(detail::KernelState *k, const SourceLoc &loc) {
-  if (!k || k != detail::current())
-    throw Error(loc, "this kernel is not being built (Kernel used after its "
-                     "generate() returned?)");
-  return *k;
-}
+using detail::checked;
 
 mlir::Value indexValue(KernelState &k, const Arg &a, const char *what) {
   mlir::Value v = detail::materialize(k, a, k.b.getIndexType(), what);
@@ -202,7 +213,7 @@ template <class F> void buildInto(KernelState &k, mlir::Block &block, F &&body) 
 //===----------------------------------------------------------------------===//
 
 Value Kernel::size(const std::string &name, SourceLoc loc) {
-  KernelState &k = checked(state_, loc);
+  KernelState &k = checked(id_, loc);
   mlir::Value v = k.addArgument(name, k.b.getIndexType(), loc, /*isSize=*/true);
   mlir::Location l = k.loc(loc);
   mlir::Value h = k.toHostMap.lookup(v);
@@ -214,13 +225,13 @@ Value Kernel::size(const std::string &name, SourceLoc loc) {
 }
 
 Value Kernel::scalar(const std::string &name, DType t, SourceLoc loc) {
-  KernelState &k = checked(state_, loc);
+  KernelState &k = checked(id_, loc);
   return Access::make(&k, k.addArgument(name, k.type(t), loc, false));
 }
 
 Tensor Kernel::tensor(const std::string &name, DType t, std::vector<Arg> shape,
                       SourceLoc loc) {
-  KernelState &k = checked(state_, loc);
+  KernelState &k = checked(id_, loc);
   if (shape.empty())
     throw Error(loc, "tensor '" + name + "' needs at least one dimension");
   if (t == DType::i1 || t == DType::index)
@@ -258,9 +269,8 @@ Tensor Kernel::tensor(const std::string &name, DType t, std::vector<Arg> shape,
 
 Tensor Kernel::view(const Tensor &base, Arg offset, std::vector<Arg> shape,
                     std::vector<Arg> strides, SourceLoc loc) {
-  KernelState &k = checked(state_, loc);
-  if (base.kernel_ != &k)
-    throw Error(loc, "view of '" + base.name() + "', a tensor of another kernel");
+  KernelState &k = checked(id_, loc);
+  checked(base.kernel_, loc);
   if (shape.size() != strides.size())
     throw Error(loc, "view of '" + base.name() + "' has " +
                          std::to_string(shape.size()) + " sizes but " +
@@ -436,7 +446,7 @@ Value Tensor::elementsToAligned(std::vector<Arg> idx, int bytes,
 //===----------------------------------------------------------------------===//
 
 void Kernel::threads(int x, int y, int z, SourceLoc loc) {
-  KernelState &k = checked(state_, loc);
+  KernelState &k = checked(id_, loc);
   if (x <= 0 || y <= 0 || z <= 0)
     throw Error(loc, "threads(" + std::to_string(x) + ", " + std::to_string(y) +
                          ", " + std::to_string(z) +
@@ -453,7 +463,7 @@ void Kernel::threads(int x, int y, int z, SourceLoc loc) {
 }
 
 int Kernel::blockDim(int dim, SourceLoc loc) const {
-  KernelState &k = checked(state_, loc);
+  KernelState &k = checked(id_, loc);
   if (!k.block)
     throw Error(loc, "blockDim() before threads() is set");
   if (dim < 0 || dim > 2)
@@ -462,7 +472,7 @@ int Kernel::blockDim(int dim, SourceLoc loc) const {
 }
 
 void Kernel::grid(Arg x, Arg y, Arg z) {
-  KernelState &k = checked(state_, x.loc());
+  KernelState &k = checked(id_, x.loc());
   if (k.grid)
     throw Error(x.loc(), "grid() is set twice");
   std::array<mlir::Value, 3> g;
@@ -476,7 +486,7 @@ void Kernel::grid(Arg x, Arg y, Arg z) {
 }
 
 void Kernel::require(Arg cond, const std::string &message) {
-  KernelState &k = checked(state_, cond.loc());
+  KernelState &k = checked(id_, cond.loc());
   mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "require()");
   if (!c.getType().isInteger(1))
     throw Error(cond.loc(), "require() takes a bool, not " +
@@ -496,19 +506,19 @@ static Value geometry(KernelState &k, int dim, const SourceLoc &loc,
 }
 
 Value Kernel::threadId(int dim, SourceLoc loc) {
-  return geometry(checked(state_, loc), dim, loc, "threadId",
+  return geometry(checked(id_, loc), dim, loc, "threadId",
                   [](mlir::OpBuilder &b, mlir::Location l, tile::Dim d) -> mlir::Value {
                     return tile::ThreadIdOp::create(b, l, d);
                   });
 }
 Value Kernel::blockId(int dim, SourceLoc loc) {
-  return geometry(checked(state_, loc), dim, loc, "blockId",
+  return geometry(checked(id_, loc), dim, loc, "blockId",
                   [](mlir::OpBuilder &b, mlir::Location l, tile::Dim d) -> mlir::Value {
                     return tile::BlockIdOp::create(b, l, d);
                   });
 }
 Value Kernel::gridDim(int dim, SourceLoc loc) {
-  return geometry(checked(state_, loc), dim, loc, "gridDim",
+  return geometry(checked(id_, loc), dim, loc, "gridDim",
                   [](mlir::OpBuilder &b, mlir::Location l, tile::Dim d) -> mlir::Value {
                     return tile::GridDimOp::create(b, l, d);
                   });
@@ -520,7 +530,7 @@ Value Kernel::gridDim(int dim, SourceLoc loc) {
 
 void Kernel::serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
                     Arg step) {
-  KernelState &k = checked(state_, lo.loc());
+  KernelState &k = checked(id_, lo.loc());
   auto s = staticInt(step);
   if (s && *s <= 0)
     throw Error(step.loc(), "serial(): the step must be positive, not " +
@@ -534,7 +544,7 @@ void Kernel::serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
 
 void Kernel::parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
                       Arg step) {
-  KernelState &k = checked(state_, lo.loc());
+  KernelState &k = checked(id_, lo.loc());
   auto s = staticInt(step);
   if (s && *s <= 0)
     throw Error(step.loc(), "parallel(): the step must be positive, not " +
@@ -553,7 +563,7 @@ void Kernel::parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
 
 void Kernel::if_(Arg cond, const std::function<void()> &then,
                  const std::function<void()> &otherwise) {
-  KernelState &k = checked(state_, cond.loc());
+  KernelState &k = checked(id_, cond.loc());
   mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "if_()");
   if (!c.getType().isInteger(1))
     throw Error(cond.loc(), "if_() takes a bool, not " +
@@ -570,19 +580,19 @@ void Kernel::if_(Arg cond, const std::function<void()> &then,
 }
 
 Var Kernel::var(Arg init, SourceLoc loc) {
-  KernelState &k = checked(state_, loc);
+  KernelState &k = checked(id_, loc);
   mlir::Value v = detail::materialize(k, init, std::nullopt, "var()");
   return var(detail::dtypeOf(v.getType()), Arg(Access::make(&k, v), loc), loc);
 }
 
 Var Kernel::var(DType t, Arg init, SourceLoc loc) {
-  KernelState &k = checked(state_, loc);
+  KernelState &k = checked(id_, loc);
   auto type = tile::LocalType::get(k.ctx, k.type(t));
   // Variables live at the kernel entry; the initial value is stored here.
   auto local = k.atEntry(
       [&] { return tile::AllocLocalOp::create(k.b, k.loc(loc), type); });
   Var v;
-  v.kernel_ = &k;
+  v.kernel_ = k.id;
   v.local_ = local.getResult().getAsOpaquePointer();
   v.dtype_ = t;
   v.set(init);

@@ -16,6 +16,7 @@ namespace minitile::detail {
 struct KernelState {
   KernelState(mlir::MLIRContext &ctx, const std::string &name);
 
+  uint64_t id; // unique among all kernels built by this process
   mlir::MLIRContext *ctx;
   mlir::ModuleOp module;
   tile::HostOp host;
@@ -65,11 +66,11 @@ struct Access {
   }
   static Value make(KernelState *k, mlir::Value v) {
     Value r;
-    r.kernel_ = k;
+    r.kernel_ = k->id;
     r.impl_ = v.getAsOpaquePointer();
     return r;
   }
-  static KernelState *kernelOf(const Value &v) { return v.kernel_; }
+  static uint64_t kernelOf(const Value &v) { return v.kernel_; }
   static const Arg &arg(const Arg &a) { return a; }
   static bool isConstant(const Arg &a) { return a.isConstant_; }
   static bool isFloatConstant(const Arg &a) { return a.isFloatConstant_; }
@@ -86,7 +87,7 @@ struct Access {
                    Value base, Value offset, std::vector<Value> sizes,
                    std::vector<Value> strides,
                    std::vector<std::optional<int64_t>> statics) {
-    t.kernel_ = k;
+    t.kernel_ = k->id;
     t.name_ = std::move(name);
     t.dtype_ = dt;
     t.base_ = base;
@@ -101,6 +102,10 @@ struct Access {
 
 /// The kernel being built on this thread (set by buildKernel).
 KernelState *&current();
+
+/// The kernel being built, if it is the one with id `kernel`; else an Error
+/// at `loc` (a value or tensor kept from an earlier kernel).
+KernelState &checked(uint64_t kernel, const SourceLoc &loc);
 
 /// The kernel an operation on these operands builds into.
 KernelState &kernelFor(std::initializer_list<const Arg *> args,

@@ -41,24 +41,17 @@ std::string describe(mlir::Type t) {
 
 KernelState &kernelFor(std::initializer_list<const Arg *> args,
                        const SourceLoc &loc) {
-  KernelState *k = nullptr;
   for (const Arg *a : args) {
     if (Access::isConstant(*a))
       continue;
     const Value &v = Access::value(*a);
     if (!v.valid())
       throw Error(a->loc(), "an operand is an empty minitile::Value (never assigned)");
-    if (k && Access::kernelOf(v) != k)
-      throw Error(loc, "operands come from two different kernels");
-    k = Access::kernelOf(v);
+    checked(Access::kernelOf(v), a->loc());
   }
-  if (!k)
-    k = current();
-  if (!k)
+  if (!current())
     throw Error(loc, "DSL call outside a kernel being built");
-  if (k != current())
-    throw Error(loc, "a value of a kernel that is no longer being built");
-  return *k;
+  return *current();
 }
 
 mlir::Value materialize(KernelState &k, const Arg &a,
@@ -209,6 +202,7 @@ Value compare(const Arg &a, const Arg &b, const char *what, CmpIPredicate ip,
 } // namespace
 
 Arg::Arg(const Element &e, SourceLoc loc) : value_(Value(e)), loc_(loc) {}
+Arg::Arg(const Var &v, SourceLoc loc) : value_(v.get(loc)), loc_(loc) {}
 
 DType Value::dtype() const {
   if (!impl_)

@@ -22,14 +22,15 @@ namespace {
 
 Value linearThreadId(OpBuilder &b, Location loc, ArrayRef<int32_t> block) {
   Value id = ThreadIdOp::create(b, loc, Dim::x);
-  Value extent = arith::ConstantIndexOp::create(b, loc, block[0]);
+  int64_t extent = block[0];
   for (auto [dim, size] : {std::pair{Dim::y, block[1]}, {Dim::z, block[2]}}) {
     if (size == 1)
       continue;
     Value t = ThreadIdOp::create(b, loc, dim);
-    id = arith::AddIOp::create(b, loc, id, arith::MulIOp::create(b, loc, t, extent));
-    extent = arith::MulIOp::create(
-        b, loc, extent, arith::ConstantIndexOp::create(b, loc, size));
+    Value scaled = arith::MulIOp::create(
+        b, loc, t, arith::ConstantIndexOp::create(b, loc, extent));
+    id = arith::AddIOp::create(b, loc, id, scaled);
+    extent *= size;
   }
   return id;
 }

@@ -69,6 +69,7 @@ struct Access;
 class Value;
 class Tensor;
 class Element;
+class Var;
 template <class T> class Param;
 
 /// A scalar (or short vector) computed in a kernel: an index, integer, float
@@ -83,7 +84,7 @@ public:
 
 private:
   friend struct detail::Access;
-  detail::KernelState *kernel_ = nullptr;
+  uint64_t kernel_ = 0;  // the id of the kernel being built that made it
   void *impl_ = nullptr; // an mlir::Value
 };
 
@@ -94,6 +95,7 @@ class Arg {
 public:
   Arg(Value v, SourceLoc loc = SourceLoc::current()) : value_(v), loc_(loc) {}
   Arg(const Element &e, SourceLoc loc = SourceLoc::current());
+  Arg(const Var &v, SourceLoc loc = SourceLoc::current());
   /// A generator parameter's value, as a constant.
   template <class T>
   Arg(const Param<T> &p, SourceLoc loc = SourceLoc::current()) : Arg(p.get(), loc) {}
@@ -207,7 +209,7 @@ public:
 private:
   friend class Kernel;
   friend struct detail::Access;
-  detail::KernelState *kernel_ = nullptr;
+  uint64_t kernel_ = 0;
   std::string name_;
   DType dtype_ = DType::f32;
   Value base_;                // the pointer argument
@@ -232,7 +234,7 @@ public:
 
 private:
   friend class Kernel;
-  detail::KernelState *kernel_ = nullptr;
+  uint64_t kernel_ = 0;
   void *local_ = nullptr;
   DType dtype_ = DType::index;
 };
@@ -240,7 +242,7 @@ private:
 /// Builds one kernel. A Generator's generate() receives it.
 class Kernel {
 public:
-  explicit Kernel(detail::KernelState *state) : state_(state) {}
+  explicit Kernel(detail::KernelState *state);
 
   /// A non-negative size argument (int64_t in the launcher).
   Value size(const std::string &name, SourceLoc loc = SourceLoc::current());
@@ -288,6 +290,7 @@ public:
 
 private:
   detail::KernelState *state_;
+  uint64_t id_;
 };
 
 /// Writes `value` to t[lo, hi) of a rank-1 tensor with the block's threads:

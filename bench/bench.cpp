@@ -1,0 +1,103 @@
+//===- bench.cpp - time minitile kernels on the GPU ----------------------===//
+//
+// Each figure is the median of many launches timed with CUDA events after a
+// warm-up, on fresh random inputs. Prints one table; see docs/PERF.md.
+//
+//===----------------------------------------------------------------------===//
+#include "clean_logits.h"
+#include "clean_logits_t1024_r1.h"
+#include "clean_logits_t128_r8.h"
+#include "clean_logits_t256_r1.h"
+#include "clean_logits_t512_r2.h"
+#include "make_causal_cu_seqlens.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <vector>
+
+using minitile::rt::DeviceBuffer;
+
+namespace {
+
+/// Median milliseconds of `fn` over `reps` timed launches after `warmup`.
+double medianMs(const std::function<void()> &fn, int warmup = 10, int reps = 100) {
+  for (int i = 0; i < warmup; ++i)
+    fn();
+  minitile::rt::synchronize();
+  minitile::rt::Timer timer;
+  std::vector<double> ms;
+  for (int i = 0; i < reps; ++i) {
+    timer.start();
+    fn();
+    ms.push_back(timer.stop());
+  }
+  std::nth_element(ms.begin(), ms.begin() + reps / 2, ms.end());
+  return ms[reps / 2];
+}
+
+/// GB/s of a device-to-device copy of `bytes`, counting read and write.
+double copyGBs(size_t bytes) {
+  DeviceBuffer<uint8_t> a(bytes), b(bytes);
+  a.fillWords(0x3f800000u);
+  double ms = medianMs([&] { minitile::rt::copyDeviceToDevice(b.ptr(), a.ptr(), bytes); });
+  return 2.0 * bytes / ms / 1e6;
+}
+
+using CleanFn = void (*)(float *, const int32_t *, const int32_t *, int64_t, int64_t,
+                         CUstream);
+
+void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
+                      int64_t ratio, double copyRate) {
+  DeviceBuffer<int32_t> ks(S), ke(S);
+  minitile::kernels::make_causal_cu_seqlens(ks.get(), ke.get(), S, T, ratio);
+  std::vector<int32_t> hke = ke.download();
+  int64_t masked = 0;
+  for (int64_t s = 0; s < S; ++s)
+    masked += T - std::clamp<int64_t>(hke[s], 0, T);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> host(S * T);
+  for (float &x : host)
+    x = u(rng);
+  DeviceBuffer<float> logits(host);
+  double ms = medianMs([&] { clean(logits.get(), ks.get(), ke.get(), S, T, nullptr); });
+  double gbs = masked * 4.0 / ms / 1e6;
+  std::printf("%-22s S=%lld S_kv=%lld ratio=%lld | %7.1f us | %.1f MB of -inf | "
+              "%.0f GB/s written | %.0f%% of the copy's %.0f GB/s\n",
+              name, (long long)S, (long long)T, (long long)ratio, ms * 1e3,
+              masked * 4.0 / 1e6, gbs, 100.0 * gbs / copyRate, copyRate);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string why;
+  if (!minitile::rt::available(&why)) {
+    std::printf("minitile-bench: no GPU (%s)\n", why.c_str());
+    return 0;
+  }
+  try {
+    minitile::rt::ensureContext();
+    std::printf("minitile-bench on %s (%d SMs)\n", minitile::rt::deviceName().c_str(),
+                minitile::rt::multiprocessorCount());
+    double copy = copyGBs(size_t(1) << 30);
+    std::printf("device-to-device copy, 1 GiB: %.0f GB/s (read + write)\n", copy);
+    struct {
+      const char *name;
+      CleanFn fn;
+    } variants[] = {{"clean_logits", minitile::kernels::clean_logits},
+                    {"clean_logits_t256_r1", minitile::kernels::clean_logits_t256_r1},
+                    {"clean_logits_t512_r2", minitile::kernels::clean_logits_t512_r2},
+                    {"clean_logits_t128_r8", minitile::kernels::clean_logits_t128_r8},
+                    {"clean_logits_t1024_r1", minitile::kernels::clean_logits_t1024_r1}};
+    for (auto [S, T] : {std::pair<int64_t, int64_t>{16384, 4096}, {65536, 16384}})
+      for (auto &v : variants)
+        benchCleanLogits(v.name, v.fn, S, T, 4, copy);
+  } catch (const minitile::rt::Error &e) {
+    std::fprintf(stderr, "minitile-bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Copies what a GPU run needs from build/ into .gpu/ (ignored by git), for the
+# device tool to carry: the GPU test binary, the example, the benchmark, the
+# kernels' cubins, and the peer benchmark of ../shared/bench when present.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+out=$root/.gpu
+grep -qx '/.gpu/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >> "$root/.git/info/exclude"
+rm -rf "$out" && mkdir -p "$out/cubin"
+cp "$build/tests/gpu-tests" "$build/bench/minitile-bench" \
+   "$build/examples/clean_logits/clean-logits-example" "$out/"
+for k in $(grep -o 'MINITILE_SHIPPED_KERNELS:INTERNAL=.*' "$build/CMakeCache.txt" | cut -d= -f2 | tr ';' ' '); do
+  "$build/tools/minitile" compile "$k" --emit cubin -o "$out/cubin/$k.cubin"
+done
+if [ -d "$root/../shared/bench" ]; then cp -r "$root/../shared/bench" "$out/peers"; fi
+cp "$root/scripts/gpu-run.sh" "$out/"
+du -sh "$out"

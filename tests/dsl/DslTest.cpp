@@ -1,0 +1,382 @@
+//===- DslTest.cpp - the DSL builds the IR it should, and reports misuse --===//
+#include "dsl/Build.h"
+#include "lowering/Pipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace minitile;
+
+namespace {
+
+/// A generator whose body is a lambda.
+struct LambdaGenerator : Generator {
+  std::function<void(Kernel &)> body;
+  void generate(Kernel &k) override { body(k); }
+};
+
+/// Builds `body` as kernel "t" and returns the printed tile IR.
+std::string build(const std::function<void(Kernel &)> &body) {
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  LambdaGenerator gen;
+  gen.body = body;
+  auto module = buildKernel(ctx, gen, "t");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// Runs `body` and returns the Error it raises (or fails the test).
+Error buildError(const std::function<void(Kernel &)> &body) {
+  try {
+    build(body);
+  } catch (const Error &e) {
+    return e;
+  }
+  ADD_FAILURE() << "building the kernel raised no minitile::Error";
+  return Error("", 0, "");
+}
+
+/// Expects building `body` to fail at `line` of this file (which `body`
+/// sets) with a message containing `text`.
+void expectDslError(const unsigned &line, const std::string &text,
+                    const std::function<void(Kernel &)> &body) {
+  Error e = buildError(body);
+  EXPECT_EQ(e.file(), __FILE__);
+  EXPECT_EQ(e.line(), line) << e.what();
+  EXPECT_NE(e.message().find(text), std::string::npos) << e.what();
+}
+
+/// The smallest valid kernel prologue.
+void launch(Kernel &k, Value n) {
+  k.threads(128);
+  k.grid(ceildiv(n, 128));
+}
+
+} // namespace
+
+TEST(Dsl, BuildsLauncherAndKernel) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    Value i = k.blockId() * 128 + k.threadId();
+    k.if_(i < n, [&] { x(i) = x(i) * 2.0; });
+  });
+  EXPECT_NE(ir.find("tile.host @t(%n: index {tile.name = \"n\", tile.size}"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.kernel @t_kernel("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("block = array<i32: 128, 1, 1>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.check_ptr %x"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.ceildivsi %n"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.launch @t_kernel grid("), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.load"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.mulf"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.store"), std::string::npos) << ir;
+}
+
+TEST(Dsl, RecordsCallerLocations) {
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  LambdaGenerator gen;
+  unsigned storeLine = 0;
+  gen.body = [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    storeLine = __LINE__ + 1;
+    x(k.threadId()) = 1.0;
+  };
+  auto module = buildKernel(ctx, gen, "t");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  mlir::OpPrintingFlags flags;
+  flags.enableDebugInfo();
+  module->print(os, flags);
+  std::string loc = std::string(__FILE__) + "\":" + std::to_string(storeLine);
+  auto storeAt = text.find("tile.store");
+  ASSERT_NE(storeAt, std::string::npos);
+  EXPECT_NE(text.find(loc), std::string::npos) << text;
+}
+
+TEST(Dsl, IntegersWidenToIndex) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor w = k.tensor("w", DType::i32, {n});
+    Tensor out = k.tensor("out", DType::i64, {n});
+    launch(k, n);
+    Value i = k.threadId();
+    out(i) = cast(w(i) + i, DType::i64);
+  });
+  EXPECT_NE(ir.find("arith.index_cast"), std::string::npos) << ir;
+}
+
+TEST(Dsl, VariablesLiveAtTheKernelEntry) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::i32, {n});
+    launch(k, n);
+    k.serial(0, n, [&](Value i) {
+      Var m = k.var(DType::i32, 0);
+      m = max(m, x(i));
+      x(i) = m;
+    });
+  });
+  auto alloc = ir.find("tile.alloc_local");
+  auto loop = ir.find("tile.for");
+  ASSERT_NE(alloc, std::string::npos);
+  EXPECT_LT(alloc, loop) << ir;
+}
+
+TEST(Dsl, FillUsesVectorStores) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    fill(k, x, 0, n, negInf());
+  });
+  EXPECT_NE(ir.find("tile.elems_to_aligned"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("vector<4xf32>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("0xFF800000"), std::string::npos) << ir;
+}
+
+//===----------------------------------------------------------------------===//
+// Misuse: each reports the user's line and names the problem
+//===----------------------------------------------------------------------===//
+
+TEST(DslMisuse, WrongRank) {
+  unsigned line = 0;
+  expectDslError(line, "'x' has rank 1 but is indexed with 2 indices", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    x(0, 1) = 1.0;
+  });
+}
+
+TEST(DslMisuse, StoredValueOfTheWrongType) {
+  unsigned line = 0;
+  expectDslError(line, "store to 'x': the value is index but the tensor holds f32",
+                   [&](Kernel &k) {
+                     Value n = k.size("n");
+                     Tensor x = k.tensor("x", DType::f32, {n});
+                     launch(k, n);
+                     line = __LINE__ + 1;
+                     x(0) = k.threadId();
+                   });
+}
+
+TEST(DslMisuse, FloatMeetsInt) {
+  unsigned line = 0;
+  expectDslError(line, "operands of '+' are f32 and i32", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    Tensor y = k.tensor("y", DType::i32, {n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    x(0) = x(0) + y(0);
+  });
+}
+
+TEST(DslMisuse, NonIntegerConstantForAnIndex) {
+  unsigned line = 0;
+  expectDslError(line, "is not an integer, but the other operand is index",
+                   [&](Kernel &k) {
+                     Value n = k.size("n");
+                     launch(k, n);
+                     line = __LINE__ + 1;
+                     Value v = n * 1.5;
+                     (void)v;
+                   });
+}
+
+TEST(DslMisuse, NonPositiveBlock) {
+  unsigned line = 0;
+  expectDslError(line, "threads(0, 1, 1): block extents must be positive",
+                   [&](Kernel &k) {
+                     line = __LINE__ + 1;
+                     k.threads(0);
+                   });
+}
+
+TEST(DslMisuse, TooManyThreads) {
+  unsigned line = 0;
+  expectDslError(line, "a block holds at most 1024", [&](Kernel &k) {
+    line = __LINE__ + 1;
+    k.threads(64, 32);
+  });
+}
+
+TEST(DslMisuse, NegativeStaticDimension) {
+  unsigned line = 0;
+  expectDslError(line, "dimension 1 of 'x' is negative (-3)", [&](Kernel &k) {
+    Value n = k.size("n");
+    line = __LINE__ + 1;
+    k.tensor("x", DType::f32, {n, -3});
+  });
+}
+
+TEST(DslMisuse, StaticIndexOutsideTheShape) {
+  unsigned line = 0;
+  expectDslError(line, "index 8 is outside dimension 1 of 'x' (size 8)",
+                   [&](Kernel &k) {
+                     Value n = k.size("n");
+                     Tensor x = k.tensor("x", DType::f32, {n, 8});
+                     launch(k, n);
+                     line = __LINE__ + 1;
+                     x(0, 8) = 0.0;
+                   });
+}
+
+TEST(DslMisuse, VectorsThatCannotTileTheRow) {
+  unsigned line = 0;
+  expectDslError(line, "vectors of 4 elements cannot tile the innermost dimension of 'x' (size 6)",
+                   [&](Kernel &k) {
+                     Value n = k.size("n");
+                     Tensor x = k.tensor("x", DType::f32, {n, 6});
+                     launch(k, n);
+                     line = __LINE__ + 1;
+                     x.store({0, 0}, splat(1.0, 4));
+                   });
+}
+
+TEST(DslMisuse, FillOfAMatrix) {
+  unsigned line = 0;
+  expectDslError(line, "fill() takes a rank-1 tensor; 'x' has rank 2", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    fill(k, x, 0, n, 0.0);
+  });
+}
+
+TEST(DslMisuse, GridFromADeviceValue) {
+  unsigned line = 0;
+  expectDslError(line, "the grid depends on 'tile.thread_id'", [&](Kernel &k) {
+    k.size("n");
+    k.threads(128);
+    line = __LINE__ + 1;
+    k.grid(k.threadId() + 1);
+  });
+}
+
+TEST(DslMisuse, ParallelInsideParallel) {
+  unsigned line = 0;
+  expectDslError(line, "parallel() inside another parallel()", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    k.parallel(0, n, [&](Value) {
+      line = __LINE__ + 1;
+      k.parallel(0, n, [&](Value) {});
+    });
+  });
+}
+
+TEST(DslMisuse, DuplicateArgumentNames) {
+  unsigned line = 0;
+  expectDslError(line, "two arguments are named 'n'", [&](Kernel &k) {
+    k.size("n");
+    line = __LINE__ + 1;
+    k.size("n");
+  });
+}
+
+TEST(DslMisuse, ArgumentNameThatIsNotAnIdentifier) {
+  unsigned line = 0;
+  expectDslError(line, "argument name 'S kv' is not a C++ identifier", [&](Kernel &k) {
+    line = __LINE__ + 1;
+    k.size("S kv");
+  });
+}
+
+TEST(DslMisuse, ConditionThatIsNotABool) {
+  unsigned line = 0;
+  expectDslError(line, "if_() takes a bool, not index", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    line = __LINE__ + 1;
+    k.if_(n, [] {});
+  });
+}
+
+TEST(DslMisuse, SelectOfAVector) {
+  unsigned line = 0;
+  expectDslError(line, "select() of 'x', which has rank 1", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    x.select(0, 1);
+  });
+}
+
+TEST(DslMisuse, TensorOfIndices) {
+  unsigned line = 0;
+  expectDslError(line, "tensor 'x' cannot hold index", [&](Kernel &k) {
+    Value n = k.size("n");
+    line = __LINE__ + 1;
+    k.tensor("x", DType::index, {n});
+  });
+}
+
+TEST(DslMisuse, MissingThreads) {
+  Error e = buildError([](Kernel &k) { k.size("n"); });
+  EXPECT_NE(e.message().find("never calls threads()"), std::string::npos) << e.what();
+}
+
+TEST(DslMisuse, ValueUsedAfterItsKernel) {
+  Value escaped;
+  build([&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    escaped = n;
+  });
+  unsigned line = 0;
+  expectDslError(line, "a value of a kernel that is no longer being built",
+                   [&](Kernel &k) {
+                     Value n = k.size("n");
+                     launch(k, n);
+                     line = __LINE__ + 1;
+                     Value v = escaped + 1;
+                     (void)v;
+                   });
+}
+
+//===----------------------------------------------------------------------===//
+// Generator parameters
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct WithParams : Generator {
+  Param<int> threads{"threads", 256, 32, 1024, "threads per block"};
+  Param<int> heads{"heads", 64, {8, 16, 32, 64, 128}, "heads"};
+  Param<bool> fused{"fused", true, "clean in the same kernel"};
+  void generate(Kernel &) override {}
+};
+} // namespace
+
+TEST(GeneratorParams, ParseAndValidate) {
+  WithParams g;
+  ASSERT_EQ(g.params().size(), 3u);
+  EXPECT_EQ(g.param("threads")->set("128"), "");
+  EXPECT_EQ(g.threads.get(), 128);
+  EXPECT_EQ(g.param("threads")->set("2048"),
+            "parameter 'threads' takes 32..1024, not 2048");
+  EXPECT_EQ(g.param("threads")->set("12x"),
+            "parameter 'threads' takes an integer, not '12x'");
+  EXPECT_EQ(g.param("heads")->set("48"), "parameter 'heads' takes 8|16|32|64|128, not 48");
+  EXPECT_EQ(g.param("fused")->set("no"), "parameter 'fused' takes true or false, not 'no'");
+  EXPECT_EQ(g.param("fused")->set("false"), "");
+  EXPECT_FALSE(g.fused.get());
+  EXPECT_EQ(g.param("nope"), nullptr);
+}

@@ -1,0 +1,137 @@
+// RUN: minitile-opt %s -split-input-file -verify-diagnostics
+// The verifiers reject malformed tile IR with a message naming the problem.
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 0, 1, 1>} {
+  // expected-error@-1 {{block extents are positive, got [0, 1, 1]}}
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 64, 32, 1>} {
+  // expected-error@-1 {{a block holds at most 1024 threads, not 2048}}
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{views '!tile.ptr<f32>' as '!tile.tensor<?xi32>': the element types differ}}
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xi32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{gives 0 strides; a rank-2 view takes 1 (the innermost stride is 1)}}
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?x8xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{gives 1 sizes but '!tile.tensor<4xf32>' has 0 dynamic dimensions}}
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<4xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  %v = tile.view %p sizes(%n, %n) strides(%n) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+  // expected-error@+1 {{indexes a rank-2 tensor with 1 indices}}
+  %x = tile.load %v[%n] : !tile.tensor<?x?xf32> -> f32
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+  %c = arith.constant 1 : i32
+  // expected-error@+1 {{accesses 'i32' in '!tile.tensor<?xf32>': the element types differ}}
+  tile.store %c, %v[%n] : i32, !tile.tensor<?xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  %v = tile.view %p sizes() strides(%n) : !tile.ptr<f32> -> !tile.tensor<6x6xf32>
+  %c = arith.constant dense<1.0> : vector<4xf32>
+  // expected-error@+1 {{a 'vector<4xf32>' access cannot tile the inner dimension}}
+  tile.store %c, %v[%n, %n] : vector<4xf32>, !tile.tensor<6x6xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+  %c = arith.constant dense<1.0> : vector<8xf32>
+  // expected-error@+1 {{vector accesses are 2, 4, 8 or 16 bytes, not 32}}
+  tile.store %c, %v[%n] : vector<8xf32>, !tile.tensor<?xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.parallel %i = %c0 to %n step %c1 {
+    // expected-error@+1 {{cannot nest in another tile.parallel}}
+    tile.parallel %j = %c0 to %n step %c1 {
+    }
+  }
+  tile.return
+}
+
+// -----
+
+tile.host @h(%n: index) {
+  // expected-error@-1 {{argument 0 has no tile.name}}
+  tile.return
+}
+
+// -----
+
+tile.host @h(%n: index {tile.name = "n"}) {
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{launches 'nope', which is not a tile.kernel}}
+  tile.launch @nope grid(%c1, %c1, %c1) args(%n) : (index) -> ()
+  tile.return
+}
+
+// -----
+
+tile.host @h(%n: index {tile.name = "n"}) {
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{argument 0 is 'index' but 'k' takes 'i32'}}
+  tile.launch @k grid(%c1, %c1, %c1) args(%n) : (index) -> ()
+  tile.return
+}
+tile.kernel @k(%n: i32) attributes {block = array<i32: 32, 1, 1>} {
+  tile.return
+}
+
+// -----
+
+tile.host @h(%n: index {tile.name = "n"}) {
+  // expected-error@+1 {{is device code: it must be inside a tile.kernel}}
+  %t = tile.thread_id x
+  tile.launch @k grid(%t, %t, %t) args(%n) : (index) -> ()
+  tile.return
+}
+tile.kernel @k(%n: index) attributes {block = array<i32: 32, 1, 1>} {
+  tile.return
+}
+
+// -----
+
+// expected-error@+1 {{a tile tensor has rank 1 or more}}
+tile.kernel @k(%t: !tile.tensor<f32>) attributes {block = array<i32: 32, 1, 1>} {
+  tile.return
+}

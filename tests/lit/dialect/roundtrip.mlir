@@ -1,0 +1,66 @@
+// RUN: minitile-opt %s | minitile-opt | FileCheck %s
+// Every tile op prints in a form that parses back to the same IR.
+
+// CHECK-LABEL: tile.host @scale(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n", tile.size})
+// CHECK: tile.host_check %{{.*}}, "n must not be negative"
+// CHECK: tile.check_ptr %x, %n align 4 : <f32>
+// CHECK: tile.launch @scale_kernel grid(%{{.*}}, %{{.*}}, %{{.*}}) args(%x, %n) : (!tile.ptr<f32>, index) -> ()
+tile.host @scale(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n", tile.size}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c128 = arith.constant 128 : index
+  %ok = arith.cmpi sge, %n, %c0 : index
+  tile.host_check %ok, "n must not be negative"
+  tile.check_ptr %x, %n align 4 : <f32>
+  %g = arith.ceildivsi %n, %c128 : index
+  tile.launch @scale_kernel grid(%g, %c1, %c1) args(%x, %n) : (!tile.ptr<f32>, index) -> ()
+  tile.return
+}
+
+// CHECK-LABEL: tile.kernel @scale_kernel
+// CHECK-SAME: block = array<i32: 128, 1, 1>
+tile.kernel @scale_kernel(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // CHECK: tile.view %x[%{{.*}}] sizes(%n) strides() : <f32> -> <?xf32>
+  %v = tile.view %x[%c0] sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+  // CHECK: tile.thread_id{{ +}}x
+  %t = tile.thread_id x
+  // CHECK: tile.block_id{{ +}}y
+  %b = tile.block_id y
+  // CHECK: tile.grid_dim{{ +}}z
+  %g = tile.grid_dim z
+  // CHECK: %[[ACC:.*]] = tile.alloc_local : <f32>
+  %acc = tile.alloc_local : !tile.local<f32>
+  %zero = arith.constant 0.0 : f32
+  // CHECK: tile.local_store %{{.*}}, %[[ACC]] : <f32>
+  tile.local_store %zero, %acc : !tile.local<f32>
+  // CHECK: tile.for %[[I:.*]] = %{{.*}} to %n step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
+  %sum = tile.for %i = %c0 to %n step %c1 iter_args(%s = %zero) -> (f32) {
+    // CHECK: tile.load %{{.*}}[%[[I]]] : <?xf32> -> f32
+    %e = tile.load %v[%i] : !tile.tensor<?xf32> -> f32
+    %s2 = arith.addf %s, %e : f32
+    // CHECK: tile.yield %{{.*}} : f32
+    tile.yield %s2 : f32
+  }
+  %c = arith.cmpi slt, %t, %n : index
+  // CHECK: tile.if %{{.*}} {
+  tile.if %c {
+    // CHECK: tile.store %{{.*}}, %{{.*}}[%{{.*}}] : f32, <?xf32>
+    tile.store %sum, %v[%t] : f32, !tile.tensor<?xf32>
+  // CHECK: } else {
+  } else {
+    tile.local_store %sum, %acc : !tile.local<f32>
+  }
+  // CHECK: tile.parallel %{{.*}} = %{{.*}} to %n step %{{.*}} {
+  tile.parallel %j = %c0 to %n step %c4 {
+    // CHECK: %[[V:.*]] = tile.splat %{{.*}} : vector<4xf32>
+    %vec = tile.splat %zero : vector<4xf32>
+    // CHECK: tile.store %[[V]], %{{.*}} : vector<4xf32>, <?xf32>
+    tile.store %vec, %v[%j] : vector<4xf32>, !tile.tensor<?xf32>
+  }
+  // CHECK: tile.elems_to_aligned %{{.*}}[%{{.*}}] bytes 16 : <?xf32>
+  %gap = tile.elems_to_aligned %v[%t] bytes 16 : !tile.tensor<?xf32>
+  tile.return
+}

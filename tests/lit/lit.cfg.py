@@ -1,0 +1,17 @@
+# lit configuration for minitile's IR, CLI and kernel tests.
+import os
+import lit.formats
+
+config.name = "minitile"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(os.path.dirname(config.minitile_tools_dir), "tests", "lit-out")
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in"]
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.minitile_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%minitile-src", config.minitile_src_root))
+if config.ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas))
