@@ -9,7 +9,12 @@ namespace minitile::rt {
 
 namespace {
 
-/// The driver entry points minitile uses, resolved through cuGetProcAddress.
+// The symbol a driver API name stands for in cuda.h ("cuMemAlloc" is
+// cuMemAlloc_v2): the function with exactly the declared signature.
+#define MINITILE_SYMBOL(name) MINITILE_SYMBOL_TEXT(name)
+#define MINITILE_SYMBOL_TEXT(name) #name
+
+/// The driver entry points minitile uses, looked up by their exact symbols.
 struct Driver {
   std::string failure; // why the driver is unusable, "" if it works
 #define MINITILE_DRIVER_FN(name) decltype(&::name) name = nullptr;
@@ -21,23 +26,13 @@ struct Driver {
       failure = "the CUDA driver (libcuda.so.1) is not installed";
       return;
     }
-    using GetProc = CUresult (*)(const char *, void **, int, cuuint64_t,
-                                 CUdriverProcAddressQueryResult *);
-    auto getProc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
-    if (!getProc) {
-      failure = "libcuda.so.1 has no cuGetProcAddress_v2 (driver older than CUDA 12)";
-      return;
-    }
     auto resolve = [&](const char *symbol, void **fn) {
-      CUdriverProcAddressQueryResult status;
-      if (getProc(symbol, fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) !=
-              CUDA_SUCCESS ||
-          !*fn) {
+      *fn = dlsym(lib, symbol);
+      if (!*fn && failure.empty())
         failure = std::string("the CUDA driver lacks ") + symbol;
-        *fn = nullptr;
-      }
     };
-#define MINITILE_DRIVER_FN(name) resolve(#name, reinterpret_cast<void **>(&name));
+#define MINITILE_DRIVER_FN(name)                                               \
+  resolve(MINITILE_SYMBOL(name), reinterpret_cast<void **>(&name));
 #include "runtime/DriverFunctions.def"
     if (failure.empty()) {
       CUresult r = cuInit(0);
