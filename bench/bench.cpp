@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "clean_logits.h"
-#include "clean_logits_t1024_r1.h"
-#include "clean_logits_t128_r8.h"
+#include "clean_logits_t128_r2.h"
 #include "clean_logits_t256_r1.h"
-#include "clean_logits_t512_r2.h"
+#include "clean_logits_t32_r4.h"
+#include "clean_logits_t64_r4.h"
 #include "make_causal_cu_seqlens.h"
 
 #include <algorithm>
@@ -87,11 +87,11 @@ int main(int argc, char **argv) {
     struct {
       const char *name;
       CleanFn fn;
-    } variants[] = {{"clean_logits", minitile::kernels::clean_logits},
-                    {"clean_logits_t256_r1", minitile::kernels::clean_logits_t256_r1},
-                    {"clean_logits_t512_r2", minitile::kernels::clean_logits_t512_r2},
-                    {"clean_logits_t128_r8", minitile::kernels::clean_logits_t128_r8},
-                    {"clean_logits_t1024_r1", minitile::kernels::clean_logits_t1024_r1}};
+    } variants[] = {{"clean_logits (32x8)", minitile::kernels::clean_logits},
+                    {"clean_logits_t32_r4", minitile::kernels::clean_logits_t32_r4},
+                    {"clean_logits_t64_r4", minitile::kernels::clean_logits_t64_r4},
+                    {"clean_logits_t128_r2", minitile::kernels::clean_logits_t128_r2},
+                    {"clean_logits_t256_r1", minitile::kernels::clean_logits_t256_r1}};
     for (auto [S, T] : {std::pair<int64_t, int64_t>{16384, 4096}, {65536, 16384}})
       for (auto &v : variants)
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);

@@ -4,7 +4,8 @@
 namespace minitile {
 using detail::Access;
 
-void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value, SourceLoc loc) {
+void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value, Across across,
+          SourceLoc loc) {
   if (t.rank() != 1)
     throw Error(loc, "fill() takes a rank-1 tensor; '" + t.name() + "' has rank " +
                          std::to_string(t.rank()) + " (select() a row of it)");
@@ -24,12 +25,13 @@ void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value, SourceLoc loc) 
   Value bodyEnd = Arg(bodyBegin, loc) + (Arg(n - head, loc) / lanes) * lanes;
   Value stop = Arg(begin, loc) + n;
   auto scalar = [&](Value i) { t.store({Arg(i, loc)}, Arg(x, loc), loc); };
-  k.parallel(Arg(begin, loc), Arg(bodyBegin, loc), scalar);
+  k.parallel(Arg(begin, loc), Arg(bodyBegin, loc), scalar, Arg(1, loc), across);
   Value vec = splat(Arg(x, loc), lanes, loc);
   k.parallel(
       Arg(bodyBegin, loc), Arg(bodyEnd, loc),
-      [&](Value i) { t.store({Arg(i, loc)}, Arg(vec, loc), loc); }, Arg(lanes, loc));
-  k.parallel(Arg(bodyEnd, loc), Arg(stop, loc), scalar);
+      [&](Value i) { t.store({Arg(i, loc)}, Arg(vec, loc), loc); }, Arg(lanes, loc),
+      across);
+  k.parallel(Arg(bodyEnd, loc), Arg(stop, loc), scalar, Arg(1, loc), across);
 }
 
 } // namespace minitile

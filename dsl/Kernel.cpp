@@ -543,7 +543,7 @@ void Kernel::serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
 }
 
 void Kernel::parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
-                      Arg step) {
+                      Arg step, Across across) {
   KernelState &k = checked(id_, lo.loc());
   auto s = staticInt(step);
   if (s && *s <= 0)
@@ -556,7 +556,8 @@ void Kernel::parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
                             "iteration of the outer loop runs on one thread");
   mlir::Value l = indexValue(k, lo, "parallel()"), h = indexValue(k, hi, "parallel()"),
               st = indexValue(k, step, "parallel()");
-  auto loop = tile::ParallelOp::create(k.b, k.loc(lo.loc()), l, h, st);
+  auto loop = tile::ParallelOp::create(k.b, k.loc(lo.loc()), l, h, st,
+                                       across == Across::x);
   buildInto(k, loop.getBody().front(),
             [&] { body(Access::make(&k, loop.getInductionVar())); });
 }

@@ -3,7 +3,9 @@
 // Expects: tile.parallel loops in tile.kernel bodies, reached by every thread.
 // Leaves:  each one rewritten as a serial tile.for that thread t starts at
 //          `lb + t * step` and strides by `threads * step`, t being the linear
-//          thread index `x + bx * (y + by * z)`. No tile.parallel remains.
+//          thread index `x + bx * (y + by * z)` over the block's threads, or
+//          just `x` over `bx` threads for loops marked across_x. No
+//          tile.parallel remains.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -38,8 +40,11 @@ Value linearThreadId(OpBuilder &b, Location loc, ArrayRef<int32_t> block) {
 void distribute(ParallelOp loop, KernelOp kernel) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();
-  Value tid = linearThreadId(b, loc, kernel.getBlock());
-  Value threads = arith::ConstantIndexOp::create(b, loc, kernel.getNumThreads());
+  bool acrossX = loop.getAcrossX();
+  Value tid = acrossX ? ThreadIdOp::create(b, loc, Dim::x).getResult()
+                      : linearThreadId(b, loc, kernel.getBlock());
+  Value threads = arith::ConstantIndexOp::create(
+      b, loc, acrossX ? kernel.getBlock()[0] : kernel.getNumThreads());
   Value start = arith::AddIOp::create(
       b, loc, loop.getLowerBound(),
       arith::MulIOp::create(b, loc, tid, loop.getStep()));

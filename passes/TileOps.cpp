@@ -350,8 +350,10 @@ void ParallelOp::print(OpAsmPrinter &p) {
 }
 
 void ParallelOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
-                       Value step) {
+                       Value step, bool acrossX) {
   state.addOperands({lb, ub, step});
+  if (acrossX)
+    state.addAttribute(getAcrossXAttrName(state.name), b.getUnitAttr());
   Region *body = state.addRegion();
   Block *block = new Block;
   body->push_back(block);

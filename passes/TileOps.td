@@ -286,14 +286,19 @@ def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects, Tile_InKernel
     Iterations `lb, lb + step, ... < ub` run once each, on some thread of the
     block, in no particular order; every thread of the block must reach the
     loop. Without results.
+
+    With `across_x`, the iterations are spread over the threads of one row of
+    the block (same y and z): each row runs the whole loop, its bounds may
+    differ from row to row, and every thread of the row must reach it.
   }];
-  let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step);
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
+                       UnitAttr:$across_x);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::mlir::Value":$lb, "::mlir::Value":$ub,
-      "::mlir::Value":$step)>];
+      "::mlir::Value":$step, CArg<"bool", "false">:$acrossX)>];
   let extraClassDeclaration = [{
     ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
   }];

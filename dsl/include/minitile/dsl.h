@@ -223,6 +223,8 @@ private:
 /// A mutable per-thread variable.
 class Var {
 public:
+  Var() = default;
+  Var(const Var &) = default;
   Value get(SourceLoc loc = SourceLoc::current()) const;
   operator Value() const { return get(); }
   void set(Arg v) const;
@@ -238,6 +240,11 @@ private:
   void *local_ = nullptr;
   DType dtype_ = DType::index;
 };
+
+/// Which threads a parallel loop spreads over: the whole block, or each row
+/// of it (the threads sharing threadId(1) and threadId(2)), which then runs
+/// its own loop with its own bounds.
+enum class Across { block, x };
 
 /// Builds one kernel. A Generator's generate() receives it.
 class Kernel {
@@ -275,10 +282,11 @@ public:
   /// for (i = lo; i < hi; i += step) body(i), in every thread.
   void serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
               Arg step = 1);
-  /// The iterations of [lo, hi) by step, spread over the block's threads.
-  /// Every thread of the block must reach it.
+  /// The iterations of [lo, hi) by step, spread over the block's threads
+  /// (or over each row's, with Across::x). Every thread they spread over
+  /// must reach it.
   void parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
-                Arg step = 1);
+                Arg step = 1, Across across = Across::block);
   /// Runs `then` where `cond` holds, else `otherwise` (if given).
   void if_(Arg cond, const std::function<void()> &then,
            const std::function<void()> &otherwise = {});
@@ -293,11 +301,12 @@ private:
   uint64_t id_;
 };
 
-/// Writes `value` to t[lo, hi) of a rank-1 tensor with the block's threads:
-/// 16-byte vector stores where alignment allows, single elements at the
-/// unaligned ends. Every thread of the block must reach it.
+/// Writes `value` to t[lo, hi) of a rank-1 tensor with the block's threads
+/// (or, with Across::x, with the threads of one block row): 16-byte vector
+/// stores where alignment allows, single elements at the unaligned ends.
+/// Every thread it spreads over must reach it.
 void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value,
-          SourceLoc loc = SourceLoc::current());
+          Across across = Across::block, SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Generators: registered kernel programs with named parameters
@@ -347,7 +356,7 @@ public:
 
 private:
   T value_;
-  T lo_ = std::is_same_v<T, int> ? 1 : 0, hi_ = std::is_same_v<T, int> ? 1 << 30 : 1;
+  T lo_ = T(1), hi_ = T(std::is_same_v<T, int> ? (1 << 30) : 1);
   std::vector<T> choices_;
 };
 

@@ -43,3 +43,20 @@ tile.kernel @three_dims(%n: index) attributes {block = array<i32: 32, 4, 2>} {
   }
   tile.return
 }
+
+// With across_x, each row of the block (same y) runs the loop on its own:
+// iterations spread over the 32 threads of the row only.
+// CHECK-LABEL: tile.kernel @per_row
+tile.kernel @per_row(%n: index) attributes {block = array<i32: 32, 8, 1>} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  // CHECK: %[[X:.*]] = tile.thread_id{{ +}}x
+  // CHECK-NOT: tile.thread_id{{ +}}y
+  // CHECK: %[[N:.*]] = arith.constant 32 : index
+  // CHECK: %[[OFF:.*]] = arith.muli %[[X]], %c4
+  // CHECK: %[[STRIDE:.*]] = arith.muli %[[N]], %c4
+  // CHECK: tile.for %{{.*}} = %{{.*}} to %{{.*}} step %[[STRIDE]] {
+  tile.parallel %i = %c0 to %n step %c4 {
+  } {across_x}
+  tile.return
+}
