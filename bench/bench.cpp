@@ -48,6 +48,13 @@ double copyGBs(size_t bytes) {
 using CleanFn = void (*)(float *, const int32_t *, const int32_t *, int64_t, int64_t,
                          CUstream);
 
+/// GB/s of writing `bytes` with cuMemsetD32 (the write-only reference).
+double memsetGBs(size_t bytes) {
+  DeviceBuffer<uint8_t> a(bytes);
+  double ms = medianMs([&] { a.fillWords(0xff800000u); });
+  return bytes / ms / 1e6;
+}
+
 void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
                       int64_t ratio, double copyRate) {
   DeviceBuffer<int32_t> ks(S), ke(S);
@@ -92,9 +99,16 @@ int main(int argc, char **argv) {
                     {"clean_logits_t64_r4", minitile::kernels::clean_logits_t64_r4},
                     {"clean_logits_t128_r2", minitile::kernels::clean_logits_t128_r2},
                     {"clean_logits_t256_r1", minitile::kernels::clean_logits_t256_r1}};
-    for (auto [S, T] : {std::pair<int64_t, int64_t>{16384, 4096}, {65536, 16384}})
+    for (auto [S, T] : {std::pair<int64_t, int64_t>{16384, 4096}, {65536, 16384}}) {
+      // References moving as many bytes as clean_logits writes (causal, ratio 4:
+      // about half of S * S_kv floats): a copy of half that (read + write) and
+      // a memset of all of it.
+      size_t bytes = size_t(S) * T * 2;
+      std::printf("S=%lld S_kv=%lld: same-size copy %.0f GB/s, memset %.0f GB/s\n",
+                  (long long)S, (long long)T, copyGBs(bytes / 2), memsetGBs(bytes));
       for (auto &v : variants)
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
+    }
   } catch (const minitile::rt::Error &e) {
     std::fprintf(stderr, "minitile-bench: %s\n", e.what());
     return 1;
