@@ -334,24 +334,36 @@ Tensor Tensor::select(int dim, Arg i, SourceLoc loc) const {
                          std::to_string(rank()) + "; it needs rank 2 or more");
   if (dim < 0 || dim >= rank())
     throw Error(loc, "'" + name_ + "' has no dimension " + std::to_string(dim));
+  if (dim == rank() - 1)
+    throw Error(loc, "select() cannot fix the innermost dimension of '" + name_ +
+                         "': the view's innermost stride would not be 1");
   KernelState &k = checked(kernel_, loc);
   checkIndices(*this, [&] {
     std::vector<Arg> idx(rank(), Arg(0, loc));
     idx[dim] = i;
     return idx;
   }(), loc);
-  std::vector<Arg> shape, strides;
-  for (int d = 0; d < rank(); ++d)
-    if (d != dim) {
-      shape.emplace_back(sizes_[d], loc);
-      strides.emplace_back(strides_[d], loc);
-    }
-  if (dim == rank() - 1)
-    throw Error(loc, "select() cannot fix the innermost dimension of '" + name_ +
-                         "': the view's innermost stride would not be 1");
-  Kernel kernel(&k);
-  return kernel.view(*this, Arg(i * Arg(strides_[dim], loc), loc), shape,
-                     strides, loc);
+  mlir::Value index = indexValue(k, i, "select()");
+  auto type = llvm::cast<tile::GlobalTensorType>(Access::viewOf(*this).getType());
+  llvm::SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  auto resultType = tile::GlobalTensorType::get(k.ctx, shape, type.getElementType());
+  auto op = tile::SelectOp::create(k.b, k.loc(loc), resultType, Access::viewOf(*this),
+                                   dim, index);
+  std::vector<Value> sizes = sizes_, strides = strides_;
+  std::vector<std::optional<int64_t>> statics = static_;
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  statics.erase(statics.begin() + dim);
+  Value offset = Access::make(&k, mlir::arith::AddIOp::create(
+                                      k.b, k.loc(loc), Access::get(offset_),
+                                      mlir::arith::MulIOp::create(
+                                          k.b, k.loc(loc), index,
+                                          Access::get(strides_[dim]))));
+  Tensor t;
+  Access::fill(t, &k, name_, dtype_, base_, offset, sizes, strides, statics);
+  Access::setView(t, op.getResult());
+  return t;
 }
 
 //===----------------------------------------------------------------------===//

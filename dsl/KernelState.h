@@ -97,6 +97,17 @@ struct Access {
     t.static_ = std::move(statics);
   }
   static const Tensor &tensorOf(const Element &e) { return *e.tensor_; }
+  static uint64_t kernelOfTensor(const Tensor &t) { return t.kernel_; }
+  static void *sharedImpl(const Shared &s) { return s.impl_; }
+  static uint64_t kernelOfShared(const Shared &s) { return s.kernel_; }
+  static void fillShared(Shared &s, KernelState *k, mlir::Value v, DType t,
+                         std::vector<int64_t> shape, int swizzle) {
+    s.kernel_ = k->id;
+    s.impl_ = v.getAsOpaquePointer();
+    s.dtype_ = t;
+    s.shape_ = std::move(shape);
+    s.swizzle_ = swizzle;
+  }
   static const std::vector<Arg> &indicesOf(const Element &e) { return e.indices_; }
 };
 

@@ -18,8 +18,7 @@ using detail::KernelState;
 namespace detail {
 
 DType dtypeOf(mlir::Type t) {
-  if (auto vec = llvm::dyn_cast<mlir::VectorType>(t))
-    t = vec.getElementType();
+  t = mlir::getElementTypeOrSelf(t);
   if (t.isIndex()) return DType::index;
   if (t.isInteger(1)) return DType::i1;
   if (t.isInteger(8)) return DType::i8;
@@ -64,10 +63,8 @@ mlir::Value materialize(KernelState &k, const Arg &a,
       Access::isBoolConstant(a) ? b.getI1Type()
       : Access::isFloatConstant(a) ? mlir::Type(b.getF32Type())
                                    : mlir::Type(b.getIndexType()));
-  mlir::Type element = t;
-  auto vec = llvm::dyn_cast<mlir::VectorType>(t);
-  if (vec)
-    element = vec.getElementType();
+  mlir::Type element = mlir::getElementTypeOrSelf(t);
+  auto shaped = llvm::dyn_cast<mlir::ShapedType>(t);
   double c = Access::constant(a);
   mlir::TypedAttr attr;
   if (llvm::isa<mlir::FloatType>(element)) {
@@ -88,8 +85,8 @@ mlir::Value materialize(KernelState &k, const Arg &a,
     attr = element.isIndex() ? mlir::TypedAttr(b.getIndexAttr(v))
                              : mlir::TypedAttr(b.getIntegerAttr(element, v));
   }
-  if (vec)
-    attr = mlir::DenseElementsAttr::get(vec, mlir::Attribute(attr));
+  if (shaped)
+    attr = mlir::DenseElementsAttr::get(shaped, mlir::Attribute(attr));
   return mlir::arith::ConstantOp::create(b, loc, attr);
 }
 
@@ -116,8 +113,17 @@ int lanesOf(mlir::Type t) {
   return vec ? vec.getNumElements() : 1;
 }
 
-/// Sign-extends integer `v` to integer type `to` (same lanes).
+/// `element` in the container (vector or fragment) of `like`, or alone.
+mlir::Type withElement(mlir::Type like, mlir::Type element) {
+  if (auto shaped = llvm::dyn_cast<mlir::ShapedType>(like))
+    return shaped.clone(element);
+  return element;
+}
+
+/// Sign-extends integer `v` to the integer element type of `to`, keeping
+/// v's own container.
 mlir::Value widen(KernelState &k, mlir::Value v, mlir::Type to, mlir::Location loc) {
+  to = withElement(v.getType(), mlir::getElementTypeOrSelf(to));
   if (v.getType() == to)
     return v;
   if (mlir::getElementTypeOrSelf(to).isIndex() ||
@@ -127,6 +133,21 @@ mlir::Value widen(KernelState &k, mlir::Value v, mlir::Type to, mlir::Location l
 }
 
 std::string typeName(mlir::Type t) { return detail::describe(t); }
+
+std::string shapeName(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// A scalar made into a fragment of `shape` (every element a copy).
+mlir::Value toFragment(KernelState &k, mlir::Value v, llvm::ArrayRef<int64_t> shape,
+                       mlir::Location loc) {
+  auto type = mlir::RankedTensorType::get(shape, v.getType());
+  return minitile::tile::BroadcastOp::create(k.b, loc, type, v,
+                                             k.b.getDenseI64ArrayAttr({}));
+}
 
 /// Checks and converts the operands of a binary operator to one type.
 std::pair<mlir::Value, mlir::Value> unify(KernelState &k, const Arg &a,
@@ -157,6 +178,21 @@ std::pair<mlir::Value, mlir::Value> unify(KernelState &k, const Arg &a,
       x = widen(k, x, ty, loc);
     else if (intWidth(ty) < intWidth(tx))
       y = widen(k, y, tx, loc);
+  }
+  // A scalar meeting a fragment is repeated over it.
+  auto fx = llvm::dyn_cast<mlir::RankedTensorType>(x.getType());
+  auto fy = llvm::dyn_cast<mlir::RankedTensorType>(y.getType());
+  if (fx && fy && fx.getShape() != fy.getShape())
+    throw Error(where, std::string("operands of ") + what + " are fragments of " +
+                           shapeName(fx.getShape()) + " and " + shapeName(fy.getShape()) +
+                           ": broadcast() one to the other's shape");
+  if (fx && !fy && !llvm::isa<mlir::VectorType>(y.getType()))
+    y = toFragment(k, y, fx.getShape(), loc);
+  if (fy && !fx && !llvm::isa<mlir::VectorType>(x.getType()))
+    x = toFragment(k, x, fy.getShape(), loc);
+  tx = x.getType();
+  ty = y.getType();
+  if (isInt(tx) && isInt(ty)) {
   } else if (tx != ty) {
     throw Error(where, std::string("operands of ") + what + " are " +
                            typeName(tx) + " and " + typeName(ty) +
@@ -208,6 +244,14 @@ DType Value::dtype() const {
   if (!impl_)
     throw std::logic_error("minitile::Value::dtype() of an empty value");
   return detail::dtypeOf(Access::get(*this).getType());
+}
+
+std::vector<int64_t> Value::shape() const {
+  if (!impl_)
+    throw std::logic_error("minitile::Value::shape() of an empty value");
+  if (auto t = llvm::dyn_cast<mlir::RankedTensorType>(Access::get(*this).getType()))
+    return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
+  return {};
 }
 
 int Value::lanes() const {
@@ -365,37 +409,49 @@ Value select(Arg cond, Arg ifTrue, Arg ifFalse) {
     throw Error(cond.loc(), "select() takes a bool condition, not " +
                                 typeName(c.getType()));
   auto [x, y] = unify(k, ifTrue, ifFalse, "select()", Kind::any);
-  return Access::make(&k, SelectOp::create(k.b, k.loc(cond.loc()), c, x, y));
+  mlir::Location loc = k.loc(cond.loc());
+  // A fragment of conditions picks element by element.
+  if (auto fc = llvm::dyn_cast<mlir::RankedTensorType>(c.getType())) {
+    auto fx = llvm::dyn_cast<mlir::RankedTensorType>(x.getType());
+    if (fx && fx.getShape() != fc.getShape())
+      throw Error(cond.loc(), "select() of " + shapeName(fx.getShape()) +
+                                  " values under a " + shapeName(fc.getShape()) +
+                                  " condition");
+    if (!fx) {
+      x = toFragment(k, x, fc.getShape(), loc);
+      y = toFragment(k, y, fc.getShape(), loc);
+    }
+  } else if (llvm::isa<mlir::RankedTensorType>(x.getType())) {
+    c = toFragment(k, c, llvm::cast<mlir::RankedTensorType>(x.getType()).getShape(), loc);
+  }
+  return Access::make(&k, SelectOp::create(k.b, loc, c, x, y));
 }
 
 Value cast(Arg v, DType to, SourceLoc loc) {
   KernelState &k = detail::kernelFor({&v}, loc);
   mlir::Value x = detail::materialize(k, v, std::nullopt, "cast()");
   mlir::Type from = x.getType();
-  mlir::Type target = k.type(to);
-  if (auto vec = llvm::dyn_cast<mlir::VectorType>(from))
-    target = mlir::VectorType::get(vec.getShape(), target);
+  mlir::Type target = withElement(from, k.type(to));
   mlir::Location l = k.loc(loc);
   mlir::Value r;
   if (from == target) {
     r = x;
   } else if (isFloatType(from) && isFloatType(target)) {
-    if (from.getIntOrFloatBitWidth() < mlir::getElementTypeOrSelf(target).getIntOrFloatBitWidth())
+    if (mlir::getElementTypeOrSelf(from).getIntOrFloatBitWidth() <
+        mlir::getElementTypeOrSelf(target).getIntOrFloatBitWidth())
       r = ExtFOp::create(k.b, l, target, x);
     else
       r = TruncFOp::create(k.b, l, target, x);
   } else if (isFloatType(from)) {
     mlir::Type wide = mlir::getElementTypeOrSelf(target).isIndex()
-                          ? mlir::Type(k.b.getI64Type()) : target;
-    if (auto vec = llvm::dyn_cast<mlir::VectorType>(from))
-      wide = mlir::VectorType::get(vec.getShape(), mlir::getElementTypeOrSelf(wide));
+                          ? withElement(from, k.b.getI64Type()) : target;
     r = FPToSIOp::create(k.b, l, wide, x);
     if (wide != target)
       r = IndexCastOp::create(k.b, l, target, r);
   } else if (isFloatType(target)) {
     mlir::Value src = x;
     if (mlir::getElementTypeOrSelf(from).isIndex())
-      src = IndexCastOp::create(k.b, l, k.b.getI64Type(), x);
+      src = IndexCastOp::create(k.b, l, withElement(from, k.b.getI64Type()), x);
     r = SIToFPOp::create(k.b, l, target, src);
   } else if (intWidth(from) < intWidth(target)) {
     r = widen(k, x, target, l);

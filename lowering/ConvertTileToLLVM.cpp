@@ -147,6 +147,35 @@ struct ViewOpLowering : ConvertOpToLLVMPattern<tile::ViewOp> {
   }
 };
 
+struct SelectOpLowering : ConvertOpToLLVMPattern<tile::SelectOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::SelectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t dim = op.getDim();
+    Value view = adaptor.getSource();
+    auto field = [&](int64_t i) {
+      return LLVM::ExtractValueOp::create(rewriter, loc, view, ArrayRef<int64_t>{i});
+    };
+    Value stride = field(dim + 1);
+    Value origin = LLVM::GEPOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(op.getContext(), kGlobal),
+        op.getSource().getType().getElementType(), field(0),
+        ValueRange{LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(), stride)});
+    Type structType = getTypeConverter()->convertType(op.getType());
+    Value result = LLVM::PoisonOp::create(rewriter, loc, structType);
+    result = LLVM::InsertValueOp::create(rewriter, loc, result, origin, ArrayRef<int64_t>{0});
+    int64_t out = 1;
+    for (int64_t d = 0; d + 1 < int64_t(op.getSource().getType().getRank()); ++d)
+      if (d != dim)
+        result = LLVM::InsertValueOp::create(rewriter, loc, result, field(d + 1),
+                                             ArrayRef<int64_t>{out++});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// Address of `view[indices]`: origin + sum(i_d * stride_d) + i_last.
 Value elementAddress(ConversionPatternRewriter &rewriter, Location loc,
                      tile::GlobalTensorType type, Value view, ValueRange indices) {
@@ -365,7 +394,7 @@ struct ConvertTileToLLVM
                                     NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                  GeometryOpLowering<tile::GridDimOp, NVVM::GridDimXOp,
                                     NVVM::GridDimYOp, NVVM::GridDimZOp>,
-                 ViewOpLowering, LoadOpLowering, StoreOpLowering,
+                 ViewOpLowering, SelectOpLowering, LoadOpLowering, StoreOpLowering,
                  ElemsToAlignedOpLowering, SplatOpLowering, AllocLocalOpLowering,
                  LocalLoadOpLowering, LocalStoreOpLowering, ForOpLowering,
                  IfOpLowering, YieldOpLowering>(converter);

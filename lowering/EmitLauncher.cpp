@@ -217,11 +217,13 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
 /// are not const.
 llvm::DenseSet<unsigned> writtenArguments(tile::KernelOp kernel) {
   llvm::DenseSet<unsigned> written;
-  kernel.walk([&](tile::StoreOp store) {
-    if (auto view = store.getTensor().getDefiningOp<tile::ViewOp>())
+  auto note = [&](Value tensor) {
+    if (auto view = tile::rootView(tensor))
       if (auto arg = llvm::dyn_cast<BlockArgument>(view.getBase()))
         written.insert(arg.getArgNumber());
-  });
+  };
+  kernel.walk([&](tile::StoreOp store) { note(store.getTensor()); });
+  kernel.walk([&](tile::StoreTileOp store) { note(store.getDest()); });
   return written;
 }
 

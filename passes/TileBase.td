@@ -68,6 +68,79 @@ def Tile_LocalType : Tile_Type<"Local", "local"> {
   let assemblyFormat = "`<` $elementType `>`";
 }
 
+def Tile_SharedType : Tile_Type<"Shared", "shared"> {
+  let summary = "a tile in shared memory";
+  let description = [{
+    `!tile.shared<64x128xbf16, swizzle = 128>`. With a swizzle of S bytes the
+    innermost dimension is stored in panels of S bytes: panel p holds columns
+    [p * S / e, (p + 1) * S / e) of every row, rows S bytes apart, and the
+    16-byte chunk c of row r sits at chunk c ^ (r % (S / 16)) -- the layout
+    the tensor-memory accelerator writes and wgmma reads. Swizzle 0 is plain
+    row-major.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType, "int64_t":$swizzle);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getShape().size(); }
+    int64_t getNumElements() const;
+    /// Bytes the tile occupies.
+    int64_t getBytes() const;
+    /// Elements per swizzle panel row (the whole row when not swizzled).
+    int64_t getPanelWidth() const;
+    /// Byte offset of element (row, col) of the tile seen as a matrix of
+    /// rows = product of all outer dimensions.
+    int64_t byteOffset(int64_t row, int64_t col) const;
+  }];
+}
+
+def Tile_MBarrierType : Tile_Type<"MBarrier", "mbarrier"> {
+  let summary = "an mbarrier object in shared memory";
+}
+
+def Tile_TmaDescType : Tile_Type<"TmaDesc", "tma_desc"> {
+  let summary = "a CUDA tensor map, passed to the kernel by value";
+}
+
+def Tile_FragLayoutAttr : AttrDef<Tile_Dialect, "FragLayout"> {
+  let mnemonic = "frag";
+  let summary = "which thread and register hold each element of a fragment";
+  let description = [{
+    A linear layout: register bit i, lane bit i and warp bit i each add a
+    coordinate vector (`reg`, `lane`, `warp`: one vector per bit, rank
+    entries each) and the element a thread holds in a register is the sum over
+    the set bits. A zero vector marks a bit whose values hold copies. Every
+    vector has at most one non-zero entry, a power of two. There are 5 lane
+    vectors; the warp vectors count the warps (a power of two) that execute
+    the fragment's code.
+
+    `#tile.frag<reg = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0]]>`
+  }];
+  let parameters = (ins "unsigned":$rank, ArrayRefParameter<"int64_t">:$reg,
+                        ArrayRefParameter<"int64_t">:$lane,
+                        ArrayRefParameter<"int64_t">:$warp);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumRegBits() const { return getReg().size() / getRank(); }
+    unsigned getNumWarpBits() const { return getWarp().size() / getRank(); }
+    int64_t getNumRegs() const { return int64_t(1) << getNumRegBits(); }
+    int64_t getNumWarps() const { return int64_t(1) << getNumWarpBits(); }
+    ::llvm::ArrayRef<int64_t> regBasis(unsigned bit) const {
+      return getReg().slice(bit * getRank(), getRank());
+    }
+    ::llvm::ArrayRef<int64_t> laneBasis(unsigned bit) const {
+      return getLane().slice(bit * getRank(), getRank());
+    }
+    ::llvm::ArrayRef<int64_t> warpBasis(unsigned bit) const {
+      return getWarp().slice(bit * getRank(), getRank());
+    }
+    /// The coordinate register `reg` of lane `lane` of warp `warp` holds.
+    ::llvm::SmallVector<int64_t> coordinate(int64_t reg, int64_t lane, int64_t warp) const;
+  }];
+}
+
 def Tile_Dim : I32EnumAttr<"Dim", "a launch dimension: x, y or z",
     [I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>]> {
   let genSpecializedAttr = 0;
@@ -79,6 +152,17 @@ def Tile_AnyPtr : Type<CPred<"::llvm::isa<::minitile::tile::PtrType>($_self)">,
                        "tile pointer", "::minitile::tile::PtrType">;
 def Tile_AnyTensor : Type<CPred<"::llvm::isa<::minitile::tile::GlobalTensorType>($_self)">,
                           "tile tensor", "::minitile::tile::GlobalTensorType">;
+def Tile_AnyShared : Type<CPred<"::llvm::isa<::minitile::tile::SharedType>($_self)">,
+                          "shared tile", "::minitile::tile::SharedType">;
+def Tile_AnyMBarrier : Type<CPred<"::llvm::isa<::minitile::tile::MBarrierType>($_self)">,
+                            "mbarrier", "::minitile::tile::MBarrierType">;
+def Tile_AnyTmaDesc : Type<CPred<"::llvm::isa<::minitile::tile::TmaDescType>($_self)">,
+                           "tensor map", "::minitile::tile::TmaDescType">;
+// A fragment: a statically shaped builtin tensor, with a #tile.frag layout
+// once layouts are assigned.
+def Tile_Fragment : Type<CPred<"::llvm::isa<::mlir::RankedTensorType>($_self) && "
+                               "::llvm::cast<::mlir::RankedTensorType>($_self).hasStaticShape()">,
+                         "fragment", "::mlir::RankedTensorType">;
 def Tile_AnyLocal : Type<CPred<"::llvm::isa<::minitile::tile::LocalType>($_self)">,
                          "tile local variable", "::minitile::tile::LocalType">;
 

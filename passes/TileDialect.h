@@ -38,6 +38,10 @@ public:
 /// Bytes of one element of `type` (an int, float or index type).
 int64_t elementBytes(mlir::Type type);
 
+class ViewOp;
+/// The tile.view a tensor value derives from through tile.select, or null.
+ViewOp rootView(mlir::Value tensor);
+
 } // namespace minitile::tile
 
 #define GET_OP_CLASSES

@@ -170,6 +170,26 @@ Value ViewOp::getSize(OpBuilder &b, unsigned d) {
   return getSizes()[dynamicIndex];
 }
 
+ViewOp minitile::tile::rootView(Value tensor) {
+  while (auto select = tensor.getDefiningOp<SelectOp>())
+    tensor = select.getSource();
+  return tensor.getDefiningOp<ViewOp>();
+}
+
+LogicalResult SelectOp::verify() {
+  auto src = getSource().getType(), dst = getResult().getType();
+  int64_t dim = getDim();
+  if (dim < 0 || dim + 1 >= int64_t(src.getRank()))
+    return emitOpError("fixes dimension ") << dim << " of a rank-" << src.getRank()
+                                           << " tensor; it can fix any but the innermost";
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + dim);
+  if (ArrayRef<int64_t>(shape) != dst.getShape() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("the result is ") << src << " without dimension " << dim;
+  return success();
+}
+
 /// Checks `indices` address `tensor` and `access` is an element or a vector
 /// of its elements.
 static LogicalResult verifyAccess(Operation *op, GlobalTensorType tensor,
@@ -394,3 +414,266 @@ LogicalResult IfOp::verify() {
 
 #define GET_OP_CLASSES
 #include "passes/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Tiles
+//===----------------------------------------------------------------------===//
+
+namespace {
+int64_t product(ArrayRef<int64_t> v) {
+  int64_t n = 1;
+  for (int64_t x : v)
+    n *= x;
+  return n;
+}
+} // namespace
+
+LogicalResult CopyOp::verify() {
+  auto src = getSource().getType();
+  auto dst = getDest().getType();
+  ArrayRef<int64_t> box = getBox();
+  if (box.size() != src.getRank())
+    return emitOpError("box has ") << box.size() << " extents for a rank-"
+                                   << src.getRank() << " tensor";
+  if (getIndices().size() != src.getRank())
+    return emitOpError("indexes a rank-") << src.getRank() << " tensor with "
+                                          << getIndices().size() << " indices";
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("copies ") << src.getElementType() << " into a tile of "
+                                  << dst.getElementType();
+  if (product(box) != dst.getNumElements() || box.back() != dst.getShape().back())
+    return emitOpError("a box of [")
+           << box << "] does not fill a tile of [" << dst.getShape()
+           << "] (its outer extents flatten onto the tile's rows)";
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  auto a = getA().getType(), b = getB().getType();
+  auto c = getResult().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("multiplies matrices (rank-2 tiles)");
+  int64_t M = a.getShape()[0], K = a.getShape()[1];
+  int64_t N = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
+  int64_t KB = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
+  if (K != KB)
+    return emitOpError("A is ") << M << "x" << K << " but B" << (getTransposeB() ? "^T" : "")
+                                << " is " << KB << "x" << N << ": the K extents differ";
+  if (c.getShape()[0] != M || c.getShape()[1] != N)
+    return emitOpError("the result is [") << c.getShape() << "], not [" << M << ", " << N << "]";
+  if (!c.getElementType().isF32())
+    return emitOpError("accumulates in f32, not ") << c.getElementType();
+  if (getAcc() && getAcc().getType() != c)
+    return emitOpError("the accumulator's type differs from the result's");
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("A holds ") << a.getElementType() << " but B holds "
+                                   << b.getElementType();
+  return success();
+}
+
+static LogicalResult verifyTileAccess(Operation *op, GlobalTensorType tensor,
+                                      ValueRange indices, RankedTensorType frag) {
+  if (indices.size() != tensor.getRank())
+    return op->emitOpError("indexes a rank-") << tensor.getRank() << " tensor with "
+                                              << indices.size() << " indices";
+  if (frag.getRank() != tensor.getRank())
+    return op->emitOpError("a rank-") << frag.getRank() << " fragment and a rank-"
+                                      << tensor.getRank() << " tensor";
+  if (frag.getElementType() != tensor.getElementType())
+    return op->emitOpError("the fragment holds ") << frag.getElementType()
+                                                  << " but the tensor holds "
+                                                  << tensor.getElementType();
+  return success();
+}
+
+LogicalResult LoadTileOp::verify() {
+  return verifyTileAccess(*this, getSource().getType(), getIndices(), getResult().getType());
+}
+
+void LoadTileOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getSourceMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult StoreTileOp::verify() {
+  if (failed(verifyTileAccess(*this, getDest().getType(), getIndices(),
+                              getValue().getType())))
+    return failure();
+  if (getMask()) {
+    auto mask = getMask().getType();
+    if (mask.getShape() != getValue().getType().getShape() ||
+        !mask.getElementType().isInteger(1))
+      return emitOpError("the mask is an i1 fragment of the value's shape");
+  }
+  return success();
+}
+
+void StoreTileOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto result = getResult().getType();
+  auto src = llvm::dyn_cast<RankedTensorType>(getSource().getType());
+  Type element = src ? src.getElementType() : getSource().getType();
+  if (element != result.getElementType())
+    return emitOpError("broadcasts ") << element << " to a fragment of "
+                                      << result.getElementType();
+  ArrayRef<int64_t> dims = getDims();
+  int64_t srcRank = src ? src.getRank() : 0;
+  if (int64_t(dims.size()) != srcRank)
+    return emitOpError("dims has ") << dims.size() << " entries for a rank-" << srcRank
+                                    << " source";
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (d < 0 || d >= result.getRank() || (i && dims[i - 1] >= d))
+      return emitOpError("dims are increasing result dimensions");
+    if (src.getShape()[i] != result.getShape()[d])
+      return emitOpError("source dimension ") << i << " has extent " << src.getShape()[i]
+                                              << " but result dimension " << d << " has "
+                                              << result.getShape()[d];
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = getSource().getType(), dst = getResult().getType();
+  if (src.getNumElements() != dst.getNumElements())
+    return emitOpError("[") << src.getShape() << "] has " << src.getNumElements()
+                            << " elements, [" << dst.getShape() << "] has "
+                            << dst.getNumElements();
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("changes the element type");
+  return success();
+}
+
+LogicalResult TransposeOp::verify() {
+  auto src = getSource().getType(), dst = getResult().getType();
+  ArrayRef<int64_t> perm = getPerm();
+  if (int64_t(perm.size()) != src.getRank() || dst.getRank() != src.getRank())
+    return emitOpError("perm has one entry per dimension");
+  SmallVector<bool> seen(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm)) {
+    if (p < 0 || p >= int64_t(perm.size()) || seen[p])
+      return emitOpError("perm is a permutation of the dimensions");
+    seen[p] = true;
+    if (dst.getShape()[i] != src.getShape()[p])
+      return emitOpError("result dimension ") << i << " is source dimension " << p
+                                              << " but their extents differ";
+  }
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("changes the element type");
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = getSource().getType(), dst = getResult().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " of a rank-" << src.getRank() << " fragment";
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + axis);
+  if (shape.empty())
+    shape.push_back(1);
+  if (ArrayRef<int64_t>(shape) != dst.getShape())
+    return emitOpError("reducing [") << src.getShape() << "] along " << axis
+                                     << " gives [" << shape << "], not [" << dst.getShape()
+                                     << "]";
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("changes the element type");
+  return success();
+}
+
+LogicalResult IotaOp::verify() {
+  auto t = getResult().getType();
+  if (getAxis() < 0 || getAxis() >= t.getRank())
+    return emitOpError("axis ") << getAxis() << " of a rank-" << t.getRank() << " fragment";
+  if (!t.getElementType().isSignlessIntOrIndex())
+    return emitOpError("counts in an integer type, not ") << t.getElementType();
+  return success();
+}
+
+ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> regionArgs(1);
+  if (parseLoopHeader(parser, result, regionArgs[0]))
+    return failure();
+  int64_t stages = 0, groups = 1;
+  if (parser.parseKeyword("stages") || parser.parseInteger(stages))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("groups")) && parser.parseInteger(groups))
+    return failure();
+  Builder &b = parser.getBuilder();
+  result.addAttribute("stages", b.getI64IntegerAttr(stages));
+  result.addAttribute("groups", b.getI64IntegerAttr(groups));
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, regionArgs))
+    return failure();
+  PipelinedOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void PipelinedOp::print(OpAsmPrinter &p) {
+  printLoopHeader(p, getInductionVar(), getLowerBound(), getUpperBound(), getStep());
+  p << " stages " << getStages();
+  if (getGroups() != 1)
+    p << " groups " << getGroups();
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/false);
+  p.printOptionalAttrDict((*this)->getAttrs(), {"stages", "groups"});
+}
+
+void PipelinedOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
+                        Value step, int64_t stages, int64_t groups) {
+  state.addOperands({lb, ub, step});
+  state.addAttribute(getStagesAttrName(state.name), b.getI64IntegerAttr(stages));
+  state.addAttribute(getGroupsAttrName(state.name), b.getI64IntegerAttr(groups));
+  Region *body = state.addRegion();
+  Block *block = new Block;
+  body->push_back(block);
+  block->addArgument(b.getIndexType(), state.location);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(block);
+  YieldOp::create(b, state.location);
+}
+
+LogicalResult PipelinedOp::verify() {
+  if (getStages() < 1)
+    return emitOpError("needs at least one stage, not ") << getStages();
+  if (getGroups() < 1)
+    return emitOpError("runs on at least one group, not ") << getGroups();
+  if ((*this)->getParentOfType<PipelinedOp>())
+    return emitOpError("cannot nest in another tile.pipelined");
+  return success();
+}
+
+LogicalResult MakeTmaDescOp::verify() {
+  size_t rank = getDims().size();
+  if (rank < 1 || rank > 5)
+    return emitOpError("a tensor map has 1 to 5 dimensions, not ") << rank;
+  if (getStrides().size() + 1 != rank || getBox().size() != rank)
+    return emitOpError("needs rank-1 strides and rank box extents");
+  for (int64_t b : getBox())
+    if (b < 1 || b > 256)
+      return emitOpError("box extents are 1 to 256, not ") << b;
+  int64_t swizzle = getSwizzle();
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitOpError("swizzle is 0, 32, 64 or 128 bytes");
+  int64_t innerBytes =
+      getBox()[0] * elementBytes(llvm::cast<PtrType>(getBase().getType()).getElementType());
+  if (swizzle && innerBytes > swizzle)
+    return emitOpError("the inner box extent (") << innerBytes
+                                                  << " bytes) exceeds the swizzle";
+  return success();
+}
+
+LogicalResult WgmmaOp::verify() {
+  int64_t n = getN();
+  if (n < 8 || n > 256 || n % 8)
+    return emitOpError("n is a multiple of 8 from 8 to 256, not ") << n;
+  if (int64_t(getAcc().size()) != n / 2 || int64_t(getResults().size()) != n / 2)
+    return emitOpError("m64n") << n << " has " << n / 2 << " accumulators per thread";
+  return success();
+}

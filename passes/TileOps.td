@@ -56,17 +56,22 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
   let description = [{
     `block` is the number of threads per block in x, y, z. The body's ops run
     in every thread; `tile.parallel` spreads a loop over the threads.
-    `smem_bytes` is the dynamic shared memory the kernel needs.
+    `smem_bytes` is the dynamic shared memory the kernel needs. After warp
+    specialisation the first `producer_threads` threads (a warpgroup) only
+    feed shared memory; the rest, the compute threads, run the program.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        DenseI32ArrayAttr:$block,
-                       DefaultValuedAttr<I64Attr, "0">:$smem_bytes);
+                       DefaultValuedAttr<I64Attr, "0">:$smem_bytes,
+                       DefaultValuedAttr<I64Attr, "0">:$producer_threads);
   let extraClassDeclaration = !strconcat(Tile_FunctionExtraDecls, [{
     /// Threads per block (product of `block`).
     int64_t getNumThreads();
+    /// Threads that run the program (all but the producers).
+    int64_t getNumComputeThreads() { return getNumThreads() - getProducerThreads(); }
   }]);
 }
 
@@ -163,6 +168,18 @@ def Tile_ViewOp : Tile_Op<"view", [Pure, AttrSizedOperandSegments]> {
     /// Size of dimension `d` as a value (a new constant for static ones).
     ::mlir::Value getSize(::mlir::OpBuilder &b, unsigned d);
   }];
+}
+
+def Tile_SelectOp : Tile_Op<"select", [Pure]> {
+  let summary = "the view with dimension `dim` fixed at `index`";
+  let description = [{
+    A batch's or a row's slice of a tensor, one rank lower; the innermost
+    dimension cannot be fixed.
+  }];
+  let arguments = (ins Tile_AnyTensor:$source, I64Attr:$dim, Index:$index);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = "$source `dim` $dim `at` $index attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Tile_LoadOp : Tile_Op<"load", [Tile_InKernel,
@@ -317,11 +334,172 @@ def Tile_IfOp : Tile_Op<"if", [RecursiveMemoryEffects,
 }
 
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["ForOp", "ParallelOp", "IfOp"]>]> {
+    ParentOneOf<["ForOp", "ParallelOp", "IfOp", "PipelinedOp"]>]> {
   let summary = "ends a loop body or an if region, passing values on";
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
 }
+
+//===----------------------------------------------------------------------===//
+// Tiles: shared memory and register fragments
+//===----------------------------------------------------------------------===//
+
+def Tile_AllocSharedOp : Tile_Op<"alloc_shared", [Tile_InKernel]> {
+  let summary = "a tile of shared memory";
+  let description = [{
+    With `stages` > 1 it is that many tiles, reached with `tile.stage`
+    (tile-pipeline allocates the tiles of a pipelined body so).
+    `tile-plan-shared` gives every tile its place in the kernel's dynamic
+    shared memory.
+  }];
+  let arguments = (ins DefaultValuedAttr<I64Attr, "1">:$stages);
+  let results = (outs Tile_AnyShared:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel]> {
+  let summary = "copies a box of a global tensor into a shared tile";
+  let description = [{
+    The box starts at `indices` and has the extents `box` (one per tensor
+    dimension); its outer dimensions flatten onto the rows of the shared tile
+    (`prod(box[:-1])` rows of `box[-1]` columns). Elements outside the tensor
+    read as zero. The data is in the tile before the tile is next used.
+  }];
+  let arguments = (ins Tile_AnyTensor:$source, Variadic<Index>:$indices,
+                       Tile_AnyShared:$dest, DenseI64ArrayAttr:$box);
+  let assemblyFormat = [{
+    $source `[` $indices `]` `to` $dest `box` $box attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
+  let summary = "C = A x B (+ C) on shared tiles, into an f32 fragment";
+  let description = [{
+    A is [M, K]; B is [K, N], or [N, K] with `transpose_b`; the result is the
+    [M, N] fragment A x B plus `acc` when given (zero otherwise). On sm_90a it
+    becomes wgmma: each warpgroup of the executing warps computes 64 rows.
+  }];
+  let arguments = (ins Tile_AnyShared:$a, Tile_AnyShared:$b,
+                       Optional<Tile_Fragment>:$acc, UnitAttr:$transpose_b);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $acc^)? attr-dict `:` type($a) `,` type($b) (`,` type($acc)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LoadTileOp : Tile_Op<"load_tile", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "reads a box of a global tensor into a fragment";
+  let description = [{
+    The fragment's shape is the box; elements outside the tensor read as
+    `padding`.
+  }];
+  let arguments = (ins Tile_AnyTensor:$source, Variadic<Index>:$indices,
+                       DefaultValuedAttr<F64Attr, "0.0">:$padding);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreTileOp : Tile_Op<"store_tile", [Tile_InKernel, AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "writes a fragment to a box of a global tensor";
+  let description = [{
+    Elements outside the tensor, and where `mask` is false, are not written.
+  }];
+  let arguments = (ins Tile_Fragment:$value, Tile_AnyTensor:$dest,
+                       Variadic<Index>:$indices, Optional<Tile_Fragment>:$mask);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $indices `]` (`mask` $mask^)? attr-dict `:` type($value) `,` type($dest) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeats a scalar or fragment along new dimensions";
+  let description = [{
+    Source dimension i becomes result dimension `dims[i]` (same extent); the
+    other result dimensions repeat it. A scalar source has no dimensions.
+  }];
+  let arguments = (ins AnyType:$source, DenseI64ArrayAttr:$dims);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = "$source `dims` $dims attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "the same elements, in row-major order, with another shape";
+  let arguments = (ins Tile_Fragment:$source);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
+  let summary = "permutes the dimensions of a fragment";
+  let description = [{ Result dimension i is source dimension `perm[i]`. }];
+  let arguments = (ins Tile_Fragment:$source, DenseI64ArrayAttr:$perm);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = "$source `perm` $perm attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "sum, max or min",
+    [I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::minitile::tile";
+}
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce">;
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduces a fragment along one dimension";
+  let description = [{
+    The result drops dimension `axis`. Lowered in registers, then with warp
+    shuffles, then through shared memory when the dimension spans warps.
+  }];
+  let arguments = (ins Tile_Fragment:$source, Tile_ReduceKindAttr:$kind, I64Attr:$axis);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = "$kind $source `axis` $axis attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
+  let summary = "a fragment whose elements are their index along `axis`";
+  let arguments = (ins I64Attr:$axis);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = "`axis` $axis attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKernel,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a loop whose copies run ahead of its computation";
+  let description = [{
+    Semantically a serial loop. Its body starts with copies of global boxes
+    into shared tiles allocated in the body; `tile-pipeline` gives each of
+    `stages` iterations in flight its own tiles, so the copies of iteration
+    i + stages - 1 overlap the computation of iteration i. With `groups` > 1
+    the iterations alternate between that many groups of the compute warps,
+    each running its iterations' fragment code on its own warps.
+  }];
+  let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
+                       I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Value":$lb, "::mlir::Value":$ub,
+      "::mlir::Value":$step, "int64_t":$stages, "int64_t":$groups)>];
+  let extraClassDeclaration = [{
+    ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
+  }];
+}
+
+include "passes/TileHopperOps.td"
 
 #endif // MINITILE_TILE_OPS

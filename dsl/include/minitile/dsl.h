@@ -72,14 +72,19 @@ class Element;
 class Var;
 template <class T> class Param;
 
-/// A scalar (or short vector) computed in a kernel: an index, integer, float
-/// or bool. Arithmetic on values records IR; it computes nothing in C++.
+/// A value computed in a kernel: a scalar (index, integer, float or bool), a
+/// short vector, or a fragment -- a tile of registers spread over the threads
+/// that run it. Arithmetic on values records IR; it computes nothing in C++.
+/// Operators apply element by element to fragments, repeating scalars.
 class Value {
 public:
   Value() = default;
   DType dtype() const;
   /// 1 for scalars, N for a vector of N lanes.
   int lanes() const;
+  /// The shape of a fragment; empty for scalars and vectors.
+  std::vector<int64_t> shape() const;
+  bool isFragment() const { return !shape().empty(); }
   bool valid() const { return impl_ != nullptr; }
 
 private:
@@ -241,6 +246,33 @@ private:
   DType dtype_ = DType::index;
 };
 
+/// A tile of shared memory with a static shape.
+class Shared {
+public:
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  /// Bytes of the swizzle pattern the tile is stored in (0: row-major).
+  int swizzle() const { return swizzle_; }
+
+private:
+  friend class Kernel;
+  friend struct detail::Access;
+  uint64_t kernel_ = 0;
+  void *impl_ = nullptr; // an mlir::Value
+  DType dtype_ = DType::bf16;
+  std::vector<int64_t> shape_;
+  int swizzle_ = 0;
+};
+
+/// How a pipelined loop runs.
+struct Pipeline {
+  /// Iterations in flight: each has its own copies of the body's shared tiles.
+  int stages = 3;
+  /// The compute warps form this many groups; iterations alternate between
+  /// them, each running its iterations' fragment code on its own warps.
+  int groups = 1;
+};
+
 /// Which threads a parallel loop spreads over: the whole block, or each row
 /// of it (the threads sharing threadId(1) and threadId(2)), which then runs
 /// its own loop with its own bounds.
@@ -290,6 +322,24 @@ public:
   /// Runs `then` where `cond` holds, else `otherwise` (if given).
   void if_(Arg cond, const std::function<void()> &then,
            const std::function<void()> &otherwise = {});
+  /// A loop over [lo, hi) by 1 whose body starts by copying global boxes
+  /// into shared tiles it allocates; the copies of later iterations run
+  /// ahead of the computation of earlier ones (`tile-pipeline`).
+  void pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
+                 Pipeline options = {});
+
+  /// A shared-memory tile. Its rows are stored with a 128-byte swizzle when
+  /// they span a multiple of 128 bytes and there are a multiple of 8 of
+  /// them (what copies by the tensor-memory accelerator and gemm want).
+  Shared shared(DType t, std::vector<int64_t> shape,
+                SourceLoc loc = SourceLoc::current());
+  /// Copies the box of `src` at `origin` with extents `box` (default: the
+  /// tile's shape) into `dst`; the box's outer extents flatten onto the
+  /// tile's rows. Elements outside `src` read as zero. The data is there
+  /// before `dst` is next used.
+  void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
+            std::vector<int64_t> box = {}, SourceLoc loc = SourceLoc::current());
+
   /// A per-thread variable holding `init`.
   Var var(Arg init, SourceLoc loc = SourceLoc::current());
   Var var(DType t, Arg init, SourceLoc loc = SourceLoc::current());
@@ -307,6 +357,39 @@ private:
 /// Every thread it spreads over must reach it.
 void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value,
           Across across = Across::block, SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Fragments
+//===----------------------------------------------------------------------===//
+
+/// A x B (+ acc) for shared tiles A [M, K] and B [K, N] (or [N, K] with
+/// transposeB): an f32 fragment [M, N]. On sm_90a it runs on the tensor cores
+/// (wgmma), each warpgroup of the executing warps taking 64 rows.
+Value gemm(const Shared &a, const Shared &b, bool transposeB = false,
+           Value acc = Value(), SourceLoc loc = SourceLoc::current());
+/// The box of `t` at `origin` with extents `shape`, as a fragment; elements
+/// outside `t` read as `padding`.
+Value loadTile(const Tensor &t, std::vector<Arg> origin, std::vector<int64_t> shape,
+               double padding = 0, SourceLoc loc = SourceLoc::current());
+/// Writes fragment `v` to the box of `t` at `origin`; elements outside `t`,
+/// and where the i1 fragment `mask` (if given) is false, are not written.
+void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask = Value(),
+               SourceLoc loc = SourceLoc::current());
+/// Fragment `v` with another shape (same elements, row-major order).
+Value reshape(Arg v, std::vector<int64_t> shape, SourceLoc loc = SourceLoc::current());
+/// Result dimension i is dimension perm[i] of `v`.
+Value transpose(Arg v, std::vector<int64_t> perm, SourceLoc loc = SourceLoc::current());
+/// `v` (a scalar or fragment) repeated into `shape`: its dimension i becomes
+/// dimension dims[i] of the result.
+Value broadcast(Arg v, std::vector<int64_t> shape, std::vector<int64_t> dims = {},
+                SourceLoc loc = SourceLoc::current());
+/// Sum, max or min of fragment `v` along `axis` (the result drops it).
+Value reduceSum(Arg v, int axis, SourceLoc loc = SourceLoc::current());
+Value reduceMax(Arg v, int axis, SourceLoc loc = SourceLoc::current());
+Value reduceMin(Arg v, int axis, SourceLoc loc = SourceLoc::current());
+/// A fragment of `shape` whose elements are their index along `axis`.
+Value iota(std::vector<int64_t> shape, int axis, DType t = DType::i32,
+           SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Generators: registered kernel programs with named parameters

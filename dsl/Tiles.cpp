@@ -1,0 +1,343 @@
+//===- Tiles.cpp - shared tiles, copies, gemm and fragment operations -----===//
+//
+// Shapes here are static: every mistake in them is reported at the caller's
+// line while the kernel is built, naming the operands and their shapes.
+//
+//===----------------------------------------------------------------------===//
+#include "dsl/KernelState.h"
+
+namespace minitile {
+using detail::Access;
+using detail::KernelState;
+
+namespace {
+
+std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int64_t product(llvm::ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+/// Fragments are tiles of registers: static shapes with power-of-two extents.
+void checkFragmentShape(llvm::ArrayRef<int64_t> shape, const SourceLoc &loc,
+                        const char *what) {
+  if (shape.empty())
+    throw Error(loc, std::string(what) + ": a fragment has at least one dimension");
+  for (int64_t d : shape)
+    if (!isPowerOfTwo(d))
+      throw Error(loc, std::string(what) + ": fragment extents are powers of two; " +
+                           shapeText(shape) + " is not");
+}
+
+/// The fragment value of `a`, which must be one.
+mlir::Value fragmentOf(KernelState &k, const Arg &a, const char *what) {
+  if (Access::isConstant(a))
+    throw Error(a.loc(), std::string(what) + " takes a fragment, not a constant");
+  mlir::Value v = Access::get(Access::value(a));
+  if (!llvm::isa<mlir::RankedTensorType>(v.getType()))
+    throw Error(a.loc(), std::string(what) + " takes a fragment, not " +
+                             detail::describe(v.getType()));
+  return v;
+}
+
+mlir::RankedTensorType fragType(mlir::Value v) {
+  return llvm::cast<mlir::RankedTensorType>(v.getType());
+}
+
+llvm::SmallVector<mlir::Value> indexValues(KernelState &k, const std::vector<Arg> &idx,
+                                           const char *what) {
+  llvm::SmallVector<mlir::Value> r;
+  for (const Arg &a : idx) {
+    mlir::Value v = detail::materialize(k, a, k.b.getIndexType(), what);
+    if (!v.getType().isIndex()) {
+      if (!v.getType().isSignlessInteger() || v.getType().isInteger(1))
+        throw Error(a.loc(), std::string(what) + " takes integer indices, not " +
+                                 detail::describe(v.getType()));
+      v = mlir::arith::IndexCastOp::create(k.b, k.loc(a.loc()), k.b.getIndexType(), v);
+    }
+    r.push_back(v);
+  }
+  return r;
+}
+
+void checkOrigin(const Tensor &t, const std::vector<Arg> &origin, const SourceLoc &loc,
+                 const char *what) {
+  if (static_cast<int>(origin.size()) != t.rank())
+    throw Error(loc, std::string(what) + ": '" + t.name() + "' has rank " +
+                         std::to_string(t.rank()) + " but the origin has " +
+                         std::to_string(origin.size()) + " indices");
+}
+
+mlir::Value sharedValue(const Shared &s) {
+  return mlir::Value::getFromOpaquePointer(Access::sharedImpl(s));
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shared tiles and copies
+//===----------------------------------------------------------------------===//
+
+Shared Kernel::shared(DType t, std::vector<int64_t> shape, SourceLoc loc) {
+  KernelState &k = detail::checked(id_, loc);
+  if (shape.empty())
+    throw Error(loc, "a shared tile has at least one dimension");
+  for (int64_t d : shape)
+    if (d <= 0)
+      throw Error(loc, "shared tile extents are positive; " + shapeText(shape) + " is not");
+  if (t == DType::i1 || t == DType::index)
+    throw Error(loc, std::string("a shared tile cannot hold ") + dtypeName(t));
+  int64_t rowBytes = shape.back() * dtypeBytes(t);
+  int64_t rows = product(shape) / shape.back();
+  int swizzle = (rowBytes % 128 == 0 && rows % 8 == 0) ? 128 : 0;
+  auto type = tile::SharedType::get(k.ctx, shape, k.type(t), swizzle);
+  auto op = tile::AllocSharedOp::create(k.b, k.loc(loc), type, 1);
+  Shared s;
+  Access::fillShared(s, &k, op.getResult(), t, shape, swizzle);
+  return s;
+}
+
+void Kernel::copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
+                  std::vector<int64_t> box, SourceLoc loc) {
+  KernelState &k = detail::checked(id_, loc);
+  detail::checked(Access::kernelOfShared(dst), loc);
+  checkOrigin(src, origin, loc, "copy()");
+  if (box.empty()) {
+    if (static_cast<int>(dst.shape().size()) != src.rank())
+      throw Error(loc, "copy() of rank-" + std::to_string(src.rank()) + " '" + src.name() +
+                           "' into a rank-" + std::to_string(dst.shape().size()) +
+                           " tile needs the box extents");
+    box = dst.shape();
+  }
+  if (static_cast<int>(box.size()) != src.rank())
+    throw Error(loc, "copy(): the box has " + std::to_string(box.size()) +
+                         " extents but '" + src.name() + "' has rank " +
+                         std::to_string(src.rank()));
+  if (src.dtype() != dst.dtype())
+    throw Error(loc, std::string("copy() of '") + src.name() + "' (" +
+                         dtypeName(src.dtype()) + ") into a tile of " + dtypeName(dst.dtype()));
+  if (product(box) != product(dst.shape()) || box.back() != dst.shape().back())
+    throw Error(loc, "copy(): a box of " + shapeText(box) + " does not fill a tile of " +
+                         shapeText(dst.shape()) +
+                         " (its outer extents flatten onto the tile's rows)");
+  auto indices = indexValues(k, origin, "copy()");
+  tile::CopyOp::create(k.b, k.loc(loc), Access::viewOf(src), indices, sharedValue(dst),
+                       k.b.getDenseI64ArrayAttr(box));
+}
+
+void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
+                       Pipeline options) {
+  KernelState &k = detail::checked(id_, lo.loc());
+  if (options.stages < 1 || options.stages > 16)
+    throw Error(lo.loc(), "pipelined(): stages is 1 to 16, not " +
+                              std::to_string(options.stages));
+  if (options.groups < 1 || (k.block && (*k.block)[0] % (128 * options.groups) != 0))
+    throw Error(lo.loc(), "pipelined(): " + std::to_string(options.groups) +
+                              " groups of warpgroups need a multiple of " +
+                              std::to_string(128 * std::max(options.groups, 1)) +
+                              " threads per block");
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
+    if (llvm::isa<tile::PipelinedOp, tile::ParallelOp>(p))
+      throw Error(lo.loc(), "pipelined() inside a pipelined() or parallel() loop");
+  auto bounds = indexValues(k, {lo, hi}, "pipelined()");
+  mlir::Value one = mlir::arith::ConstantIndexOp::create(k.b, k.loc(lo.loc()), 1);
+  auto loop = tile::PipelinedOp::create(k.b, k.loc(lo.loc()), bounds[0], bounds[1], one,
+                                        options.stages, options.groups);
+  mlir::OpBuilder::InsertionGuard guard(k.b);
+  k.b.setInsertionPoint(&loop.getBody().front().back());
+  body(Access::make(&k, loop.getInductionVar()));
+}
+
+//===----------------------------------------------------------------------===//
+// Fragments
+//===----------------------------------------------------------------------===//
+
+Value gemm(const Shared &a, const Shared &b, bool transposeB, Value acc, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfShared(a), loc);
+  detail::checked(Access::kernelOfShared(b), loc);
+  if (a.shape().size() != 2 || b.shape().size() != 2)
+    throw Error(loc, "gemm() multiplies matrices; the tiles are " + shapeText(a.shape()) +
+                         " and " + shapeText(b.shape()));
+  int64_t M = a.shape()[0], K = a.shape()[1];
+  int64_t KB = transposeB ? b.shape()[1] : b.shape()[0];
+  int64_t N = transposeB ? b.shape()[0] : b.shape()[1];
+  if (K != KB)
+    throw Error(loc, "gemm(): A is " + shapeText(a.shape()) + " and B" +
+                         (transposeB ? "^T" : "") + " is " + std::to_string(KB) + "x" +
+                         std::to_string(N) + ": the K extents " + std::to_string(K) +
+                         " and " + std::to_string(KB) + " differ");
+  if (a.dtype() != b.dtype())
+    throw Error(loc, std::string("gemm(): A holds ") + dtypeName(a.dtype()) +
+                         " but B holds " + dtypeName(b.dtype()));
+  checkFragmentShape({M, N}, loc, "gemm()");
+  auto type = mlir::RankedTensorType::get({M, N}, k.b.getF32Type());
+  mlir::Value c;
+  if (acc.valid()) {
+    c = Access::get(acc);
+    if (c.getType() != type)
+      throw Error(loc, "gemm(): the accumulator is " + detail::describe(c.getType()) +
+                           " but A x B is " + detail::describe(type));
+  }
+  auto op = tile::GemmOp::create(k.b, k.loc(loc), type, sharedValue(a), sharedValue(b), c,
+                                 transposeB);
+  return Access::make(&k, op.getResult());
+}
+
+Value loadTile(const Tensor &t, std::vector<Arg> origin, std::vector<int64_t> shape,
+               double padding, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfTensor(t), loc);
+  checkOrigin(t, origin, loc, "loadTile()");
+  if (static_cast<int>(shape.size()) != t.rank())
+    throw Error(loc, "loadTile(): a box of " + shapeText(shape) + " from rank-" +
+                         std::to_string(t.rank()) + " '" + t.name() + "'");
+  checkFragmentShape(shape, loc, "loadTile()");
+  auto indices = indexValues(k, origin, "loadTile()");
+  auto type = mlir::RankedTensorType::get(shape, k.type(t.dtype()));
+  auto op = tile::LoadTileOp::create(k.b, k.loc(loc), type, Access::viewOf(t), indices,
+                                     k.b.getF64FloatAttr(padding));
+  return Access::make(&k, op.getResult());
+}
+
+void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfTensor(t), loc);
+  checkOrigin(t, origin, loc, "storeTile()");
+  mlir::Value x = fragmentOf(k, v, "storeTile()");
+  auto type = fragType(x);
+  if (type.getRank() != t.rank())
+    throw Error(loc, "storeTile(): a rank-" + std::to_string(type.getRank()) +
+                         " fragment into rank-" + std::to_string(t.rank()) + " '" +
+                         t.name() + "'");
+  if (type.getElementType() != k.type(t.dtype()))
+    throw Error(loc, "storeTile() to '" + t.name() + "': the fragment holds " +
+                         detail::describe(type.getElementType()) + " but the tensor holds " +
+                         dtypeName(t.dtype()));
+  mlir::Value m;
+  if (mask.valid()) {
+    m = Access::get(mask);
+    auto mt = llvm::dyn_cast<mlir::RankedTensorType>(m.getType());
+    if (!mt || mt.getShape() != type.getShape() || !mt.getElementType().isInteger(1))
+      throw Error(loc, "storeTile(): the mask is a bool fragment of " +
+                           shapeText(type.getShape()) + ", not " +
+                           detail::describe(m.getType()));
+  }
+  auto indices = indexValues(k, origin, "storeTile()");
+  tile::StoreTileOp::create(k.b, k.loc(loc), x, Access::viewOf(t), indices, m);
+}
+
+Value reshape(Arg v, std::vector<int64_t> shape, SourceLoc loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  mlir::Value x = fragmentOf(k, v, "reshape()");
+  auto type = fragType(x);
+  checkFragmentShape(shape, loc, "reshape()");
+  if (product(shape) != type.getNumElements())
+    throw Error(loc, "reshape() of " + shapeText(type.getShape()) + " (" +
+                         std::to_string(type.getNumElements()) + " elements) into " +
+                         shapeText(shape) + " (" + std::to_string(product(shape)) + ")");
+  auto result = mlir::RankedTensorType::get(shape, type.getElementType());
+  return Access::make(&k, tile::ReshapeOp::create(k.b, k.loc(loc), result, x));
+}
+
+Value transpose(Arg v, std::vector<int64_t> perm, SourceLoc loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  mlir::Value x = fragmentOf(k, v, "transpose()");
+  auto type = fragType(x);
+  std::vector<bool> seen(perm.size());
+  bool ok = static_cast<int64_t>(perm.size()) == type.getRank();
+  for (int64_t p : perm) {
+    ok = ok && p >= 0 && p < static_cast<int64_t>(perm.size()) && !seen[p];
+    if (ok)
+      seen[p] = true;
+  }
+  if (!ok)
+    throw Error(loc, "transpose(): " + shapeText(perm) +
+                         " is not a permutation of the dimensions of " +
+                         shapeText(type.getShape()));
+  llvm::SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getShape()[p]);
+  auto result = mlir::RankedTensorType::get(shape, type.getElementType());
+  return Access::make(&k, tile::TransposeOp::create(k.b, k.loc(loc), result, x,
+                                                    k.b.getDenseI64ArrayAttr(perm)));
+}
+
+Value broadcast(Arg v, std::vector<int64_t> shape, std::vector<int64_t> dims,
+                SourceLoc loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  checkFragmentShape(shape, loc, "broadcast()");
+  mlir::Value x = detail::materialize(k, v, std::nullopt, "broadcast()");
+  auto src = llvm::dyn_cast<mlir::RankedTensorType>(x.getType());
+  if (llvm::isa<mlir::VectorType>(x.getType()))
+    throw Error(loc, "broadcast() of a vector; it takes scalars and fragments");
+  int64_t srcRank = src ? src.getRank() : 0;
+  if (static_cast<int64_t>(dims.size()) != srcRank)
+    throw Error(loc, "broadcast(): dims names " + std::to_string(dims.size()) +
+                         " result dimensions for a rank-" + std::to_string(srcRank) +
+                         " source");
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0 || dims[i] >= static_cast<int64_t>(shape.size()) ||
+        (i && dims[i - 1] >= dims[i]))
+      throw Error(loc, "broadcast(): dims " + shapeText(dims) +
+                           " are not increasing dimensions of " + shapeText(shape));
+    if (src.getShape()[i] != shape[dims[i]])
+      throw Error(loc, "broadcast() of " + shapeText(src.getShape()) + " into " +
+                           shapeText(shape) + ": source dimension " + std::to_string(i) +
+                           " has extent " + std::to_string(src.getShape()[i]) +
+                           ", result dimension " + std::to_string(dims[i]) + " has " +
+                           std::to_string(shape[dims[i]]));
+  }
+  mlir::Type element = mlir::getElementTypeOrSelf(x.getType());
+  auto result = mlir::RankedTensorType::get(shape, element);
+  return Access::make(&k, tile::BroadcastOp::create(k.b, k.loc(loc), result, x,
+                                                    k.b.getDenseI64ArrayAttr(dims)));
+}
+
+static Value reduce(const Arg &v, int axis, tile::ReduceKind kind, const char *what,
+                    const SourceLoc &loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  mlir::Value x = fragmentOf(k, v, what);
+  auto type = fragType(x);
+  if (axis < 0 || axis >= type.getRank())
+    throw Error(loc, std::string(what) + ": a fragment of " + shapeText(type.getShape()) +
+                         " has no axis " + std::to_string(axis));
+  if (kind == tile::ReduceKind::sum && type.getElementType().isInteger(1))
+    throw Error(loc, std::string(what) + " of bools");
+  llvm::SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + axis);
+  if (shape.empty())
+    shape.push_back(1);
+  auto result = mlir::RankedTensorType::get(shape, type.getElementType());
+  return Access::make(&k, tile::ReduceOp::create(k.b, k.loc(loc), result, x, kind, axis));
+}
+
+Value reduceSum(Arg v, int axis, SourceLoc loc) {
+  return reduce(v, axis, tile::ReduceKind::sum, "reduceSum()", loc);
+}
+Value reduceMax(Arg v, int axis, SourceLoc loc) {
+  return reduce(v, axis, tile::ReduceKind::max, "reduceMax()", loc);
+}
+Value reduceMin(Arg v, int axis, SourceLoc loc) {
+  return reduce(v, axis, tile::ReduceKind::min, "reduceMin()", loc);
+}
+
+Value iota(std::vector<int64_t> shape, int axis, DType t, SourceLoc loc) {
+  KernelState &k = detail::kernelFor({}, loc);
+  checkFragmentShape(shape, loc, "iota()");
+  if (axis < 0 || axis >= static_cast<int>(shape.size()))
+    throw Error(loc, "iota(): " + shapeText(shape) + " has no axis " + std::to_string(axis));
+  if (isFloat(t) || t == DType::i1)
+    throw Error(loc, std::string("iota() counts in an integer type, not ") + dtypeName(t));
+  auto type = mlir::RankedTensorType::get(shape, k.type(t));
+  return Access::make(&k, tile::IotaOp::create(k.b, k.loc(loc), type, axis));
+}
+
+} // namespace minitile
