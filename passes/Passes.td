@@ -14,4 +14,12 @@ def TileDistributeParallel : Pass<"tile-distribute-parallel", "::mlir::ModuleOp"
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
+  let summary = "give every fragment a #tile.frag layout";
+  let description = [{
+    gemm results take the wgmma accumulator layout; layouts flow forward and
+    backward through elementwise and shape operations; the rest is blocked.
+  }];
+}
+
 #endif // MINITILE_PASSES

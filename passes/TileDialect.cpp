@@ -17,7 +17,22 @@ using namespace minitile::tile;
 #define GET_TYPEDEF_CLASSES
 #include "passes/TileTypes.cpp.inc"
 
+namespace {
+/// Prints layouts once at the top of a module as #frag, #frag1, ...
+struct TileAsmInterface : OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (llvm::isa<FragLayoutAttr>(attr)) {
+      os << "frag";
+      return AliasResult::OverridableAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
+  addInterfaces<TileAsmInterface>();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "passes/TileTypes.cpp.inc"
