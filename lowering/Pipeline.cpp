@@ -61,6 +61,9 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const PipelineOptions &
   return run(module, opts, "tile passes", [](mlir::OpPassManager &pm) {
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(tile::createTileDistributeParallel());
+    pm.addPass(tile::createTileAssignLayouts());
+    pm.addPass(tile::createTilePipeline());
+    pm.addPass(tile::createTileLowerCopies());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
   });

@@ -22,4 +22,19 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
   }];
 }
 
+def TileLowerCopies : Pass<"tile-lower-copies", "::mlir::ModuleOp"> {
+  let summary = "lower tile.copy to TMA box copies on an mbarrier, or a plain copy";
+  let options = [Option<"forceFallback", "fallback", "bool", "false",
+                        "never use the TMA (to test the plain copy)">];
+}
+
+def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
+  let summary = "feed pipelined loops from a producer warpgroup through mbarrier rings";
+  let description = [{
+    Warp-specialises kernels whose pipelined loops copy by TMA: a producer
+    warpgroup issues the copies of iteration i + stages - 1 while the compute
+    warpgroups work on iteration i. Other pipelined loops become serial.
+  }];
+}
+
 #endif // MINITILE_PASSES

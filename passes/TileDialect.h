@@ -41,6 +41,8 @@ int64_t elementBytes(mlir::Type type);
 class ViewOp;
 /// The tile.view a tensor value derives from through tile.select, or null.
 ViewOp rootView(mlir::Value tensor);
+/// The size of dimension `dim` of a tensor value (from its root view).
+mlir::Value viewSize(mlir::OpBuilder &b, mlir::Value tensor, unsigned dim);
 
 } // namespace minitile::tile
 

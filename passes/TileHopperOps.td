@@ -130,17 +130,18 @@ def Tile_ShuffleXorOp : Tile_Op<"shuffle_xor", [Pure, Tile_InKernel,
 def Tile_MakeTmaDescOp : Tile_Op<"make_tma_desc", [HasParent<"HostOp">, AttrSizedOperandSegments]> {
   let summary = "encodes a tensor map on the host (cuTensorMapEncodeTiled)";
   let description = [{
-    `dims` are the global extents and `strides` the byte strides of all but
-    the innermost dimension, both innermost first; `box` the box extents,
-    innermost first; `swizzle` 0, 32, 64 or 128 bytes.
+    The map covers the tensor `offset` elements past `base`: `dims` are its
+    extents and `strides` the byte strides of all but the innermost
+    dimension, both innermost first; `box` the box extents, innermost first;
+    `swizzle` 0, 32, 64 or 128 bytes. `tensor` names the tensor in errors.
   }];
-  let arguments = (ins Tile_AnyPtr:$base, Variadic<Index>:$dims,
+  let arguments = (ins Tile_AnyPtr:$base, Index:$offset, Variadic<Index>:$dims,
                        Variadic<Index>:$strides, DenseI64ArrayAttr:$box,
-                       I64Attr:$swizzle);
+                       I64Attr:$swizzle, StrAttr:$tensor);
   let results = (outs Tile_TmaDescType:$result);
   let assemblyFormat = [{
-    $base `dims` `(` $dims `)` `strides` `(` $strides `)` `box` $box `swizzle` $swizzle
-    attr-dict `:` type($base)
+    $base `[` $offset `]` `dims` `(` $dims `)` `strides` `(` $strides `)` `box` $box
+    `swizzle` $swizzle `of` $tensor attr-dict `:` type($base)
   }];
   let hasVerifier = 1;
 }

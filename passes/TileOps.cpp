@@ -176,6 +176,15 @@ ViewOp minitile::tile::rootView(Value tensor) {
   return tensor.getDefiningOp<ViewOp>();
 }
 
+Value minitile::tile::viewSize(OpBuilder &b, Value tensor, unsigned dim) {
+  while (auto select = tensor.getDefiningOp<SelectOp>()) {
+    if (dim >= select.getDim())
+      ++dim;
+    tensor = select.getSource();
+  }
+  return tensor.getDefiningOp<ViewOp>().getSize(b, dim);
+}
+
 LogicalResult SelectOp::verify() {
   auto src = getSource().getType(), dst = getResult().getType();
   int64_t dim = getDim();

@@ -1,0 +1,105 @@
+//===- indexer_fwd.cpp - the DeepSeek-V4 lightning indexer, forward -------===//
+//
+//   logits[s, t] = sum_h relu(q[s, h, :] . kv[t, :]) * weights[s, h]
+//                                         for ks[s] <= t < ke[s], else -inf
+//
+// A block takes BQ = 128 / H queries (N = BQ * H (query, head) columns) and
+// walks the KV rows of the union of their windows in tiles of 64: each tile
+// is one 64 x N x D gemm with the KV rows on M, then relu, the weights, and
+// the head sum -- in registers and two quad shuffles. Tiles alternate
+// between the compute warpgroups; a producer warpgroup keeps `stages` tiles
+// in flight. batched_indexer_fwd adds a batch index to every tensor.
+//
+//===----------------------------------------------------------------------===//
+#include "minitile/dsl.h"
+
+#include <algorithm>
+
+namespace {
+
+using namespace minitile;
+
+template <bool Batched> struct IndexerFwd : Generator {
+  Param<int> heads{"heads", 64, {8, 16, 32, 64, 128}, "H, heads per query"};
+  Param<int> dim{"dim", 128, {64, 128, 256}, "D, the head dimension"};
+  Param<int> stages{"stages", 4, 2, 8, "KV tiles in flight"};
+  Param<int> groups{"warpgroups", 2, 1, 4, "compute warpgroups; KV tiles alternate between them"};
+  Param<bool> clean{"clean", true, "write -inf outside the windows (else only the windows)"};
+
+  void generate(Kernel &k) override {
+    const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
+    Value S = k.size("S"), T = k.size("S_kv");
+    Value B = Batched ? k.size("B") : Value();
+    Tensor q = Batched ? k.tensor("q", DType::bf16, {S, B, H, D})
+                       : k.tensor("q", DType::bf16, {S, H, D});
+    Tensor kv = Batched ? k.tensor("kv", DType::bf16, {T, B, D})
+                        : k.tensor("kv", DType::bf16, {T, D});
+    Tensor w = Batched ? k.tensor("weights", DType::f32, {S, B, H})
+                       : k.tensor("weights", DType::f32, {S, H});
+    Tensor ks = k.tensor("ks", DType::i32, {S}), ke = k.tensor("ke", DType::i32, {S});
+    Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
+                            : k.tensor("logits", DType::f32, {S, T});
+    k.threads(128 * groups);
+    k.grid(ceildiv(S, BQ), Batched ? Arg(B) : Arg(1));
+
+    // This block's batch and queries.
+    Value b = k.blockId(1);
+    Tensor qb = Batched ? q.select(1, b) : q, kvb = Batched ? kv.select(1, b) : kv;
+    Tensor wb = Batched ? w.select(1, b) : w, out = Batched ? logits[b] : logits;
+    Value q0 = k.blockId() * BQ;
+
+    // The union of the queries' windows, clamped to [0, S_kv].
+    Var lo = k.var(T), hi = k.var(DType::index, 0);
+    k.serial(0, BQ, [&](Value r) {
+      k.if_(q0 + r < S, [&] {
+        Value a = clamp(ks(q0 + r), 0, T), e = clamp(ke(q0 + r), a, T);
+        k.if_(a < e, [&] {
+          lo = min(lo, a);
+          hi = max(hi, e);
+        });
+      });
+    });
+    Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
+
+    Shared qs = k.shared(DType::bf16, {N, D});
+    k.copy(qb, {q0, 0, 0}, qs, {BQ, H, D});
+    Value weights = broadcast(reshape(loadTile(wb, {q0, 0}, {BQ, H}), {N}), {BK, N}, {1});
+    Value wks = broadcast(loadTile(ks, {q0}, {BQ}), {BK, BQ}, {1});
+    Value wke = broadcast(loadTile(ke, {q0}, {BQ}), {BK, BQ}, {1});
+
+    k.pipelined(0, tiles, [&](Value i) {
+      Value t0 = start + i * BK;
+      Shared kt = k.shared(DType::bf16, {BK, D});
+      k.copy(kvb, {t0, 0}, kt);
+      Value s = gemm(kt, qs, /*transposeB=*/true);                         // [BK, N]
+      Value logit = reduceSum(reshape(max(s, 0.0) * weights, {BK, BQ, H}), 2); // [BK, BQ]
+      Value t = cast(t0, DType::i32) + iota({BK, BQ}, 0);
+      Value inWindow = t >= wks && t < wke;
+      if (clean)
+        storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
+      else
+        storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
+    }, {.stages = stages, .groups = groups});
+
+    // Everything outside the tiles the loop wrote.
+    if (clean) {
+      Value end = min(start + tiles * BK, T);
+      k.serial(0, BQ, [&](Value r) {
+        k.if_(q0 + r < S, [&] {
+          fill(k, out[q0 + r], 0, start, negInf());
+          fill(k, out[q0 + r], end, T, negInf());
+        });
+      });
+    }
+  }
+};
+
+using SingleIndexerFwd = IndexerFwd<false>;
+using BatchedIndexerFwd = IndexerFwd<true>;
+
+} // namespace
+
+MINITILE_KERNEL(SingleIndexerFwd, "indexer_fwd",
+                "logits[s, t] = sum_h relu(q[s,h] . kv[t]) * weights[s, h] in [ks[s], ke[s]), else -inf");
+MINITILE_KERNEL(BatchedIndexerFwd, "batched_indexer_fwd",
+                "indexer_fwd over B batches: q [S, B, H, D], kv [S_kv, B, D], weights [S, B, H] -> logits [B, S, S_kv]");

@@ -1,0 +1,371 @@
+//===- PipelineLoops.cpp - pipelined loops fed by a producer warpgroup ----===//
+//
+// Expects: tile.pipelined loops whose bodies copy (tile.copy) into shared
+//          tiles they allocate; layouts assigned and tile.parallel
+//          distributed; a 1-D block of whole warpgroups.
+// Leaves:  when every such copy can use the TMA, a warp-specialised kernel:
+//          a producer warpgroup goes first (threads 0..127), the original
+//          threads follow as the compute threads. Each pipelined loop gets a
+//          ring of `stages` tiles with a full and an empty mbarrier per
+//          stage. One elected producer thread runs what the program computes
+//          for the copies and, for each iteration j, waits for stage
+//          j % stages to be empty, arms its full barrier with the bytes to
+//          come and starts the box copies. The compute threads run the
+//          program (thread ids shifted past the producer) with each pipelined
+//          loop turned into a loop over their group's iterations: wait full,
+//          compute, arrive empty. The producer gives registers up, the
+//          compute warpgroups take them (setmaxnreg).
+//          Otherwise each pipelined loop becomes a plain tile.for whose
+//          copies tile-lower-copies makes synchronous.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+#include "passes/TmaCopies.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace minitile::tile {
+#define GEN_PASS_DEF_TILEPIPELINE
+#include "passes/Passes.h.inc"
+} // namespace minitile::tile
+
+using namespace mlir;
+using namespace minitile::tile;
+
+namespace {
+
+constexpr int64_t kProducerThreads = 128;
+constexpr int64_t kProducerRegisters = 40;
+
+Value constant(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// The shared tiles a pipelined body allocates and the copies into them.
+struct Body {
+  SmallVector<AllocSharedOp> allocs;
+  SmallVector<CopyOp> copies;
+};
+
+FailureOr<Body> analyse(PipelinedOp loop) {
+  Body body;
+  for (auto alloc : loop.getBody().getOps<AllocSharedOp>())
+    body.allocs.push_back(alloc);
+  WalkResult r = loop.walk([&](CopyOp copy) {
+    auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
+    if (!alloc || alloc->getParentOp() != loop) {
+      copy.emitOpError("in a pipelined loop copies into a tile the loop allocates");
+      return WalkResult::interrupt();
+    }
+    if (copy->getParentOp() != loop) {
+      copy.emitOpError("in a pipelined loop is at the top level of its body");
+      return WalkResult::interrupt();
+    }
+    body.copies.push_back(copy);
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  return body;
+}
+
+/// Turns a pipelined loop into the serial loop it means.
+void makeSerial(PipelinedOp loop) {
+  OpBuilder b(loop);
+  auto serial = ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
+                              loop.getUpperBound(), loop.getStep());
+  Block &to = serial.getBody().front();
+  to.getTerminator()->erase();
+  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
+  to.getOperations().splice(to.end(), loop.getBody().front().getOperations());
+  loop.erase();
+}
+
+/// Iteration bookkeeping of one pipelined loop in one role: a per-thread
+/// count of the iterations of earlier runs, so stages and phases continue
+/// when the loop runs again.
+struct Ring {
+  int64_t stages;
+  Value full, empty; // shared i64 tiles of `stages` mbarriers each
+  Value runs;        // tile.local<index>: iterations of earlier runs
+
+  /// j (the iteration's number over all runs), its stage and phase parity.
+  std::tuple<Value, Value, Value> position(OpBuilder &b, Location loc, Value iv,
+                                           PipelinedOp loop) const {
+    Value n = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
+    Value j = arith::AddIOp::create(b, loc, LocalLoadOp::create(b, loc, b.getIndexType(), runs), n);
+    Value s = arith::RemUIOp::create(b, loc, j, constant(b, loc, stages));
+    Value round = arith::DivUIOp::create(b, loc, j, constant(b, loc, stages));
+    Value parity = arith::AndIOp::create(b, loc, round, constant(b, loc, 1));
+    return {j, s, parity};
+  }
+
+  Value barrier(OpBuilder &b, Location loc, Value tile, Value s) const {
+    return MBarrierOfOp::create(b, loc, MBarrierType::get(b.getContext()), tile, s);
+  }
+
+  /// After a run of the loop: runs += its trip count.
+  void advance(OpBuilder &b, Location loc, PipelinedOp loop) const {
+    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
+    Value trips = arith::CeilDivSIOp::create(b, loc, span, loop.getStep());
+    trips = arith::MaxSIOp::create(b, loc, trips, constant(b, loc, 0));
+    Value before = LocalLoadOp::create(b, loc, b.getIndexType(), runs);
+    LocalStoreOp::create(b, loc, arith::AddIOp::create(b, loc, before, trips), runs);
+  }
+};
+
+Value newCounter(KernelOp kernel, Location loc) {
+  Block &entry = kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  Value local = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), b.getIndexType()));
+  LocalStoreOp::create(b, loc, constant(b, loc, 0), local);
+  return local;
+}
+
+/// The consumer side: a loop over the group's iterations.
+void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
+                   Value computeTid, int64_t threadsPerGroup) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Value group = arith::DivUIOp::create(b, loc, computeTid, constant(b, loc, threadsPerGroup));
+  Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
+                                   arith::MulIOp::create(b, loc, group, loop.getStep()));
+  Value step = arith::MulIOp::create(b, loc, loop.getStep(),
+                                     constant(b, loc, loop.getGroups()));
+  auto serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+  Block &to = serial.getBody().front();
+  OpBuilder head = OpBuilder::atBlockBegin(&to);
+  auto [j, s, parity] = ring.position(head, loc, serial.getInductionVar(), loop);
+  (void)j;
+  MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, s), parity);
+  for (AllocSharedOp alloc : body.allocs) {
+    Value stage = StageOp::create(head, loc, alloc.getType(), alloc, s);
+    alloc.getResult().replaceUsesWithIf(stage, [&](OpOperand &use) {
+      return loop->isProperAncestor(use.getOwner());
+    });
+  }
+  for (CopyOp copy : body.copies)
+    copy.erase();
+  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
+  Operation *terminator = to.getTerminator();
+  Block &from = loop.getBody().front();
+  from.getTerminator()->erase();
+  to.getOperations().splice(Block::iterator(terminator), from.getOperations());
+  OpBuilder tail(terminator);
+  MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
+  b.setInsertionPointAfter(serial);
+  ring.advance(b, loc, loop);
+  loop.erase();
+}
+
+/// The producer side, in the producer's copy of the program: one elected
+/// thread of warp 0 issues every iteration's copies.
+LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Value tid = ThreadIdOp::create(b, loc, Dim::x);
+  Value warp0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                                      constant(b, loc, 32));
+  auto inWarp0 = IfOp::create(b, loc, TypeRange(), warp0);
+  OpBuilder w = OpBuilder::atBlockEnd(&inWarp0.getThenRegion().emplaceBlock());
+  Value one = ElectOneOp::create(w, loc, w.getI1Type());
+  auto elected = IfOp::create(w, loc, TypeRange(), one);
+  YieldOp::create(w, loc);
+  OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
+  auto serial = ForOp::create(e, loc, loop.getLowerBound(), loop.getUpperBound(),
+                              loop.getStep());
+  YieldOp::create(e, loc);
+
+  Block &to = serial.getBody().front();
+  to.getTerminator()->erase();
+  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
+  Block &from = loop.getBody().front();
+  from.getTerminator()->erase();
+  to.getOperations().splice(to.end(), from.getOperations());
+  OpBuilder head = OpBuilder::atBlockBegin(&to);
+  auto [j, s, parity] = ring.position(head, loc, serial.getInductionVar(), loop);
+  (void)j;
+  Value flipped = arith::XOrIOp::create(head, loc, parity, constant(head, loc, 1));
+  MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.empty, s), flipped);
+  Value full = ring.barrier(head, loc, ring.full, s);
+  int64_t bytes = 0;
+  for (CopyOp copy : body.copies)
+    bytes += copy.getDest().getType().getBytes();
+  MBarrierExpectTxOp::create(head, loc, full, bytes);
+  for (CopyOp copy : body.copies) {
+    std::string why;
+    FailureOr<TmaCopy> plan = planTmaCopy(copy, why);
+    if (failed(plan))
+      return copy.emitOpError("cannot use the tensor-memory accelerator: ") << why;
+    OpBuilder at(copy);
+    Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
+    emitTmaLoads(at, loc, *plan, stage, full);
+    copy.erase();
+  }
+  OpBuilder end = OpBuilder::atBlockEnd(&to);
+  YieldOp::create(end, loc);
+  b.setInsertionPointAfter(inWarp0);
+  ring.advance(b, loc, loop);
+  loop.erase();
+  return success();
+}
+
+/// Keeps in `region` only what the TMA copies and barrier waits need.
+void sliceProducer(Region &region) {
+  llvm::DenseSet<Operation *> live;
+  SmallVector<Operation *> work;
+  region.walk([&](Operation *op) {
+    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, SetMaxNRegOp>(op))
+      work.push_back(op);
+  });
+  Operation *top = region.getParentOp();
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!top->isProperAncestor(op) || !live.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        work.push_back(def);
+    for (Operation *p = op->getParentOp(); p != top; p = p->getParentOp())
+      work.push_back(p);
+    for (Region &r : op->getRegions())
+      for (Block &block : r)
+        work.push_back(block.getTerminator());
+    if (auto load = llvm::dyn_cast<LocalLoadOp>(op))
+      for (Operation *user : load.getLocal().getUsers())
+        if (llvm::isa<LocalStoreOp>(user))
+          work.push_back(user);
+  }
+  SmallVector<Operation *> dead;
+  region.walk([&](Operation *op) {
+    if (!live.contains(op) && !op->hasTrait<OpTrait::IsTerminator>() &&
+        (op->getParentOp() == top || live.contains(op->getParentOp())))
+      dead.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(dead))
+    op->erase();
+}
+
+LogicalResult specialise(KernelOp kernel, ArrayRef<PipelinedOp> loops) {
+  Location loc = kernel.getLoc();
+  int64_t threads = kernel.getNumThreads();
+  Block &entry = kernel.getBody().front();
+
+  // Shared tiles live at the kernel's entry; a pipelined body's, per stage.
+  SmallVector<std::pair<PipelinedOp, Body>> bodies;
+  for (PipelinedOp loop : loops) {
+    FailureOr<Body> body = analyse(loop);
+    if (failed(body))
+      return failure();
+    bodies.emplace_back(loop, *body);
+  }
+  SmallVector<Operation *> allocs;
+  kernel.walk([&](Operation *op) {
+    if (llvm::isa<AllocSharedOp, AllocLocalOp>(op))
+      allocs.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(allocs)) {
+    if (auto alloc = llvm::dyn_cast<AllocSharedOp>(op))
+      if (auto loop = llvm::dyn_cast<PipelinedOp>(alloc->getParentOp()))
+        alloc.setStages(loop.getStages());
+    op->moveBefore(&entry, entry.begin());
+  }
+
+  // The role split: producer warpgroup first, compute threads after it.
+  OpBuilder b(entry.getTerminator());
+  Block::iterator firstOp = entry.begin();
+  while (llvm::isa<AllocSharedOp, AllocLocalOp>(*firstOp))
+    ++firstOp;
+  b.setInsertionPoint(&entry, firstOp);
+  Value tid = ThreadIdOp::create(b, loc, Dim::x);
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                                           constant(b, loc, kProducerThreads));
+  auto split = IfOp::create(b, loc, TypeRange(), isProducer);
+  Block &producer = split.getThenRegion().emplaceBlock();
+  Block &compute = split.getElseRegion().emplaceBlock();
+  compute.getOperations().splice(compute.end(), entry.getOperations(),
+                                 std::next(Block::iterator(split)),
+                                 Block::iterator(entry.getTerminator()));
+  OpBuilder computeEnd = OpBuilder::atBlockEnd(&compute);
+  YieldOp::create(computeEnd, loc);
+  IRMapping map;
+  OpBuilder p = OpBuilder::atBlockEnd(&producer);
+  for (Operation &op : compute.without_terminator())
+    p.clone(op, map);
+  YieldOp::create(p, loc);
+
+  // Compute threads: ids past the producer; more registers.
+  OpBuilder c = OpBuilder::atBlockBegin(&compute);
+  int64_t computeRegisters = std::min<int64_t>(
+      248, (65536 - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
+  SetMaxNRegOp::create(c, loc, computeRegisters, /*increase=*/true);
+  Value hw = ThreadIdOp::create(c, loc, Dim::x);
+  Value computeTid = arith::SubIOp::create(c, loc, hw, constant(c, loc, kProducerThreads));
+  compute.walk([&](ThreadIdOp op) {
+    if (op.getResult() != hw)
+      op.getResult().replaceAllUsesWith(computeTid);
+  });
+  compute.walk([&](ThreadIdOp op) {
+    if (op.getResult().use_empty() && op.getResult() != hw)
+      op.erase();
+  });
+  OpBuilder pb = OpBuilder::atBlockBegin(&producer);
+  SetMaxNRegOp::create(pb, loc, kProducerRegisters, /*increase=*/false);
+
+  for (auto &[loop, body] : bodies) {
+    int64_t perIteration = threads / loop.getGroups();
+    Ring ring{loop.getStages(), allocateBarriers(kernel, loop.getStages(), 1, loc),
+              allocateBarriers(kernel, loop.getStages(), perIteration, loc), Value()};
+    auto twin = llvm::cast<PipelinedOp>(map.lookup(loop.getOperation()));
+    Body twinBody;
+    for (AllocSharedOp alloc : body.allocs)
+      twinBody.allocs.push_back(alloc);
+    for (CopyOp copy : body.copies)
+      twinBody.copies.push_back(llvm::cast<CopyOp>(map.lookup(copy.getOperation())));
+    Ring producerRing = ring;
+    producerRing.runs = newCounter(kernel, loc);
+    if (failed(buildProducer(twin, twinBody, producerRing)))
+      return failure();
+    ring.runs = newCounter(kernel, loc);
+    buildConsumer(loop, body, ring, computeTid, perIteration);
+  }
+  sliceProducer(split.getThenRegion());
+
+  kernel.setBlock({int32_t(threads + kProducerThreads), 1, 1});
+  kernel.setProducerThreads(kProducerThreads);
+  return success();
+}
+
+struct PipelineLoops : minitile::tile::impl::TilePipelineBase<PipelineLoops> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<KernelOp>()) {
+      SmallVector<PipelinedOp> loops;
+      kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
+      if (loops.empty())
+        continue;
+      ArrayRef<int32_t> block = kernel.getBlock();
+      bool canSpecialise = block[1] == 1 && block[2] == 1 && block[0] % 128 == 0 &&
+                           block[0] + kProducerThreads <= 1024 &&
+                           kernel.getProducerThreads() == 0;
+      for (PipelinedOp loop : loops) {
+        FailureOr<Body> body = analyse(loop);
+        if (failed(body))
+          return signalPassFailure();
+        for (CopyOp copy : body->copies) {
+          std::string why;
+          canSpecialise = canSpecialise && tmaEligible(copy, why);
+        }
+      }
+      if (!canSpecialise) {
+        for (PipelinedOp loop : loops)
+          makeSerial(loop);
+        continue;
+      }
+      if (failed(specialise(kernel, loops)))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,294 @@
+//===- TmaCopies.cpp - copies by the tensor-memory accelerator ------------===//
+#include "passes/TmaCopies.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+
+namespace minitile::tile {
+
+namespace {
+
+/// Whether the launcher can compute kernel value `v`: from arguments and
+/// arithmetic alone.
+bool hostComputable(Value v, KernelOp kernel) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &kernel.getBody().front();
+  Operation *op = v.getDefiningOp();
+  if (!op->getDialect() || op->getDialect()->getNamespace() != "arith" || !isPure(op) ||
+      op->getNumRegions())
+    return false;
+  return llvm::all_of(op->getOperands(),
+                      [&](Value operand) { return hostComputable(operand, kernel); });
+}
+
+/// Clones the computation of kernel value `v` into the launcher, before its
+/// launch; fails when `v` depends on anything but arguments and arithmetic.
+FailureOr<Value> cloneToHost(Value v, KernelOp kernel, LaunchOp launch,
+                             IRMapping &map) {
+  if (Value known = map.lookupOrNull(v))
+    return known;
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != &kernel.getBody().front())
+      return failure();
+    return launch.getArgs()[arg.getArgNumber()];
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op->getDialect() || op->getDialect()->getNamespace() != "arith" || !isPure(op) ||
+      op->getNumRegions())
+    return failure();
+  for (Value operand : op->getOperands())
+    if (failed(cloneToHost(operand, kernel, launch, map)))
+      return failure();
+  OpBuilder b(launch);
+  Operation *copy = b.clone(*op, map);
+  return copy->getResult(llvm::cast<OpResult>(v).getResultNumber());
+}
+
+LaunchOp launchOf(KernelOp kernel) {
+  auto module = kernel->getParentOfType<ModuleOp>();
+  for (auto host : module.getOps<HostOp>())
+    for (auto launch : host.getBody().getOps<LaunchOp>())
+      if (launch.getKernel() == kernel.getSymName())
+        return launch;
+  return nullptr;
+}
+
+/// Adds a kernel argument of `type`, passed by the launcher as `value`.
+Value addKernelArgument(KernelOp kernel, LaunchOp launch, Type type, Value value,
+                        StringRef name) {
+  Block &entry = kernel.getBody().front();
+  Value arg = entry.addArgument(type, kernel.getLoc());
+  SmallVector<Type> inputs(kernel.getArgumentTypes());
+  inputs.push_back(type);
+  kernel.setFunctionType(FunctionType::get(kernel.getContext(), inputs, {}));
+  SmallVector<Attribute> attrs;
+  if (ArrayAttr old = kernel.getArgAttrsAttr())
+    attrs.assign(old.begin(), old.end());
+  attrs.resize(inputs.size() - 1, DictionaryAttr::get(kernel.getContext()));
+  Builder b(kernel.getContext());
+  attrs.push_back(b.getDictionaryAttr(b.getNamedAttr("tile.name", b.getStringAttr(name))));
+  kernel.setArgAttrsAttr(b.getArrayAttr(attrs));
+  launch.getArgsMutable().append(value);
+  return arg;
+}
+
+} // namespace
+
+bool tmaEligible(CopyOp copy, std::string &why) {
+  auto kernel = copy->getParentOfType<KernelOp>();
+  SharedType dest = copy.getDest().getType();
+  int64_t e = elementBytes(dest.getElementType());
+  ViewOp root = rootView(copy.getSource());
+  if (!root || !launchOf(kernel)) {
+    why = "its source is not a view of a kernel argument";
+    return false;
+  }
+  unsigned rank = root.getResult().getType().getRank();
+  if (rank > 5) {
+    why = "the tensor has more than 5 dimensions";
+    return false;
+  }
+  SmallVector<Value> values{root.getBase()};
+  if (root.getOffset())
+    values.push_back(root.getOffset());
+  values.append(root.getSizes().begin(), root.getSizes().end());
+  values.append(root.getStrides().begin(), root.getStrides().end());
+  for (Value v : values)
+    if (!hostComputable(v, kernel)) {
+      why = "the launcher cannot compute the view's origin, sizes or strides";
+      return false;
+    }
+  int64_t inner = copy.getBox().back();
+  int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : inner;
+  if (inner % panel || panel * e % 16) {
+    why = "the tile's rows do not split into 16-byte multiples";
+    return false;
+  }
+  for (int64_t x : copy.getBox())
+    if (x > 256) {
+      why = "a box extent exceeds 256";
+      return false;
+    }
+  if (!dest.getSwizzle() && inner * e > 256) {
+    why = "an unswizzled row of the box exceeds the TMA's inner box";
+    return false;
+  }
+  return true;
+}
+
+FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
+  if (!tmaEligible(copy, why))
+    return failure();
+  auto kernel = copy->getParentOfType<KernelOp>();
+  LaunchOp launch = launchOf(kernel);
+  SharedType dest = copy.getDest().getType();
+  Type element = dest.getElementType();
+  int64_t e = elementBytes(element);
+
+  // Walk to the root view, noting the dimensions tile.select fixed.
+  SmallVector<std::pair<int64_t, Value>> fixed; // root dim -> index
+  Value source = copy.getSource();
+  SmallVector<SelectOp> selects;
+  while (auto select = source.getDefiningOp<SelectOp>()) {
+    selects.push_back(select);
+    source = select.getSource();
+  }
+  auto root = source.getDefiningOp<ViewOp>();
+  if (!root || !launch) {
+    why = "its source is not a view of a kernel argument";
+    return failure();
+  }
+  GlobalTensorType rootType = root.getResult().getType();
+  unsigned rank = rootType.getRank();
+  // Root dimension of each dimension of the copy's source.
+  SmallVector<int64_t> dimOf;
+  for (unsigned d = 0; d < rank; ++d)
+    dimOf.push_back(d);
+  SmallVector<Value> fixedIndex(rank);
+  for (SelectOp select : llvm::reverse(selects)) {
+    int64_t d = dimOf[select.getDim()];
+    fixedIndex[d] = select.getIndex();
+    dimOf.erase(dimOf.begin() + select.getDim());
+  }
+  if (rank > 5) {
+    why = "the tensor has more than 5 dimensions";
+    return failure();
+  }
+
+  // The box in root dimensions, the innermost split into swizzle panels.
+  SmallVector<int64_t> box(rank, 1);
+  for (auto [i, d] : llvm::enumerate(dimOf))
+    box[d] = copy.getBox()[i];
+  int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : box.back();
+  if (box.back() % panel || panel * e % 16) {
+    why = "the tile's rows do not split into 16-byte multiples";
+    return failure();
+  }
+  for (int64_t x : box)
+    if (x > 256) {
+      why = "a box extent exceeds 256";
+      return failure();
+    }
+  if (!dest.getSwizzle() && box.back() * e > 256) {
+    why = "an unswizzled row of the box exceeds the TMA's inner box";
+    return failure();
+  }
+
+  // The launcher: the tensor map of the root view.
+  IRMapping map;
+  SmallVector<Value> hostSizes, hostStrides;
+  FailureOr<Value> base = cloneToHost(root.getBase(), kernel, launch, map);
+  Value offset = root.getOffset();
+  FailureOr<Value> hostOffset =
+      offset ? cloneToHost(offset, kernel, launch, map) : FailureOr<Value>(Value());
+  if (failed(base) || failed(hostOffset)) {
+    why = "the launcher cannot compute the view's origin";
+    return failure();
+  }
+  OpBuilder hb(launch);
+  for (unsigned d = 0; d < rank; ++d) {
+    OpBuilder eb(root);
+    FailureOr<Value> size = cloneToHost(root.getSize(eb, d), kernel, launch, map);
+    if (failed(size)) {
+      why = "the launcher cannot compute the view's sizes";
+      return failure();
+    }
+    hostSizes.push_back(*size);
+    if (d + 1 < rank) {
+      FailureOr<Value> stride = cloneToHost(root.getStrides()[d], kernel, launch, map);
+      if (failed(stride)) {
+        why = "the launcher cannot compute the view's strides";
+        return failure();
+      }
+      Value bytes = arith::ConstantIndexOp::create(hb, copy.getLoc(), e);
+      hostStrides.push_back(arith::MulIOp::create(hb, copy.getLoc(), *stride, bytes));
+    }
+  }
+  std::reverse(hostSizes.begin(), hostSizes.end());
+  std::reverse(hostStrides.begin(), hostStrides.end());
+  SmallVector<int64_t> boxInnerFirst(box.rbegin(), box.rend());
+  boxInnerFirst[0] = panel;
+  if (!*hostOffset)
+    *hostOffset = arith::ConstantIndexOp::create(hb, copy.getLoc(), 0);
+  auto host = launch->getParentOfType<HostOp>();
+  StringRef tensorName;
+  if (auto arg = llvm::dyn_cast<BlockArgument>(*base))
+    tensorName = host.getArgName(arg.getArgNumber());
+  auto desc = MakeTmaDescOp::create(hb, copy.getLoc(), TmaDescType::get(copy.getContext()),
+                                    *base, *hostOffset, hostSizes, hostStrides,
+                                    hb.getDenseI64ArrayAttr(boxInnerFirst),
+                                    dest.getSwizzle(), tensorName);
+
+  TmaCopy plan;
+  plan.desc = addKernelArgument(kernel, launch, desc.getType(), desc,
+                                (tensorName + "_tma").str());
+  plan.panels = box.back() / panel;
+  plan.panelElements = panel;
+  plan.panelBytes = dest.getSwizzle() ? dest.getNumElements() / dest.getShape().back() *
+                                            dest.getSwizzle()
+                                      : 0;
+  plan.bytes = dest.getBytes();
+
+  // Device coordinates, innermost first.
+  OpBuilder db(copy);
+  for (int d = rank - 1; d >= 0; --d) {
+    Value index = fixedIndex[d];
+    if (!index)
+      index = copy.getIndices()[llvm::find(dimOf, d) - dimOf.begin()];
+    plan.coords.push_back(arith::IndexCastOp::create(db, copy.getLoc(),
+                                                     db.getI32Type(), index));
+  }
+  return plan;
+}
+
+void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
+                  Value barrier) {
+  for (int64_t p = 0; p < plan.panels; ++p) {
+    SmallVector<Value> coords(plan.coords);
+    if (p) {
+      Value shift = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                 p * plan.panelElements);
+      coords[0] = arith::AddIOp::create(b, loc, coords[0], shift);
+    }
+    TmaLoadOp::create(b, loc, plan.desc, coords, dest, p * plan.panelBytes, barrier);
+  }
+}
+
+Value allocateBarriers(KernelOp kernel, int64_t count, int64_t arrivals, Location loc) {
+  Block &entry = kernel.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&entry);
+  auto type = SharedType::get(kernel.getContext(), {count}, b.getI64Type(), 0);
+  Value tile = AllocSharedOp::create(b, loc, type, 1);
+
+  // The prologue: thread 0 initialises every barrier, then the whole block
+  // meets once before any of them is used.
+  IfOp prologue;
+  for (auto op : entry.getOps<IfOp>())
+    if (op->hasAttr("tile.barrier_init"))
+      prologue = op;
+  if (!prologue) {
+    b.setInsertionPointAfter(tile.getDefiningOp());
+    Value tid = ThreadIdOp::create(b, loc, Dim::x);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+    prologue = IfOp::create(b, loc, TypeRange(), first);
+    prologue->setAttr("tile.barrier_init", b.getUnitAttr());
+    OpBuilder then = OpBuilder::atBlockEnd(&prologue.getThenRegion().emplaceBlock());
+    FenceMBarrierInitOp::create(then, loc);
+    YieldOp::create(then, loc);
+    BarrierOp::create(b, loc, 0, 0);
+  }
+  Block &then = prologue.getThenRegion().front();
+  b.setInsertionPoint(&then, std::prev(then.end(), 2)); // before the fence
+  for (int64_t i = 0; i < count; ++i) {
+    Value index = arith::ConstantIndexOp::create(b, loc, i);
+    Value barrier = MBarrierOfOp::create(b, loc, MBarrierType::get(kernel.getContext()),
+                                         tile, index);
+    MBarrierInitOp::create(b, loc, barrier, arrivals);
+  }
+  return tile;
+}
+
+} // namespace minitile::tile

@@ -1,0 +1,44 @@
+//===- TmaCopies.h - copies by the tensor-memory accelerator --------------===//
+//
+// A tile.copy can run on the TMA when its source derives (through
+// tile.select) from a tile.view the launcher can describe -- pointer, offset,
+// sizes and strides computed from the kernel's arguments -- and its box fits
+// the TMA's limits. Planning such a copy adds a tensor map to the launcher
+// and passes it to the kernel as a new !tile.tma_desc argument.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "passes/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace minitile::tile {
+
+struct TmaCopy {
+  mlir::Value desc;                    // the kernel's tensor map argument
+  llvm::SmallVector<mlir::Value> coords; // box origin, innermost first (i32)
+  int64_t panels = 1;                  // box copies, one per swizzle panel
+  int64_t panelElements = 0;           // innermost extent of each
+  int64_t panelBytes = 0;              // bytes apart the panels land in the tile
+  int64_t bytes = 0;                   // bytes the whole copy moves
+};
+
+/// Whether `copy` can run on the TMA; if not, why not.
+bool tmaEligible(CopyOp copy, std::string &why);
+
+/// Plans `copy` for the TMA; the coordinates are built before `copy`. Fails,
+/// with a reason in `why`, when it cannot run there (check tmaEligible
+/// first: a failure may leave unused ops in the launcher).
+mlir::FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why);
+
+/// Starts the box copies of `plan` into `dest`, completing on `barrier`.
+void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, const TmaCopy &plan,
+                  mlir::Value dest, mlir::Value barrier);
+
+/// A shared i64 tile holding `count` mbarriers, initialised once at the start
+/// of the kernel (before any thread uses them) to expect `arrivals` each.
+mlir::Value allocateBarriers(KernelOp kernel, int64_t count, int64_t arrivals,
+                             mlir::Location loc);
+
+} // namespace minitile::tile
