@@ -9,9 +9,16 @@
 #include "clean_logits_t256_r1.h"
 #include "clean_logits_t32_r4.h"
 #include "clean_logits_t64_r4.h"
+#include "indexer_fwd.h"
+#include "indexer_fwd_s3.h"
+#include "indexer_fwd_s6.h"
+#include "indexer_fwd_unfused.h"
+#include "indexer_fwd_wg1.h"
+#include "indexer_fwd_wg3.h"
 #include "make_causal_cu_seqlens.h"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -77,6 +84,62 @@ void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
               masked * 4.0 / 1e6, gbs, 100.0 * gbs / copyRate, copyRate);
 }
 
+using minitile::rt::bf16;
+using IndexerFn = void (*)(const bf16 *, const bf16 *, const float *, const int32_t *,
+                           const int32_t *, float *, int64_t, int64_t, CUstream);
+
+/// indexer_fwd at H = 64, D = 128, causal windows of ratio `ratio`: useful
+/// TFLOP/s (2 H D per window entry) of each variant.
+void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
+  const int64_t H = 64, D = 128;
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> normal;
+  auto bf = [&] {
+    float f = normal(rng);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return bf16{uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16)};
+  };
+  std::vector<bf16> hq(S * H * D), hkv(T * D);
+  for (bf16 &x : hq)
+    x = bf();
+  for (bf16 &x : hkv)
+    x = bf();
+  std::vector<float> hw(S * H);
+  for (float &x : hw)
+    x = normal(rng) / 90.5f;
+  DeviceBuffer<bf16> q(hq), kv(hkv);
+  DeviceBuffer<float> w(hw), logits(S * T);
+  DeviceBuffer<int32_t> ks(S), ke(S);
+  minitile::kernels::make_causal_cu_seqlens(ks.get(), ke.get(), S, T, ratio);
+  std::vector<int32_t> hks = ks.download(), hke = ke.download();
+  double entries = 0;
+  for (int64_t s = 0; s < S; ++s)
+    entries += std::max(0, std::min<int32_t>(hke[s], T) - std::max<int32_t>(hks[s], 0));
+  double flop = 2.0 * H * D * entries;
+  struct {
+    const char *name;
+    IndexerFn fn;
+    bool unfused;
+  } variants[] = {{"indexer_fwd (fused)", minitile::kernels::indexer_fwd, false},
+                  {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
+                  {"stages=3", minitile::kernels::indexer_fwd_s3, false},
+                  {"stages=6", minitile::kernels::indexer_fwd_s6, false},
+                  {"warpgroups=1", minitile::kernels::indexer_fwd_wg1, false},
+                  {"warpgroups=3", minitile::kernels::indexer_fwd_wg3, false}};
+  for (auto &v : variants) {
+    double ms = medianMs(
+        [&] {
+          v.fn(q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), S, T, nullptr);
+          if (v.unfused)
+            minitile::kernels::clean_logits(logits.get(), ks.get(), ke.get(), S, T);
+        },
+        5, S >= 65536 ? 20 : 50);
+    std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld | %8.3f ms | %6.1f useful TFLOP/s\n",
+                v.name, (long long)S, (long long)T, (long long)ratio, ms, flop / ms / 1e9);
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -109,6 +172,8 @@ int main(int argc, char **argv) {
       for (auto &v : variants)
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
     }
+    for (int64_t S : {4096, 16384, 65536})
+      benchIndexer(S, S / 4, 4);
   } catch (const minitile::rt::Error &e) {
     std::fprintf(stderr, "minitile-bench: %s\n", e.what());
     return 1;

@@ -11,6 +11,7 @@
 // pointer and the outer strides in elements.
 //
 //===----------------------------------------------------------------------===//
+#include "lowering/ConvertHopperOps.h"
 #include "lowering/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -18,7 +19,9 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace minitile {
@@ -57,6 +60,19 @@ struct KernelOpLowering : ConvertOpToLLVMPattern<tile::KernelOp> {
     auto fn = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getSymName(), type);
     fn->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
     fn->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), op.getBlockAttr());
+    // setmaxnreg only takes effect with a register cap at entry: one block
+    // per multiprocessor.
+    if (!op.getBody().getOps<tile::SetMaxNRegOp>().empty() ||
+        op->walk([](tile::SetMaxNRegOp) { return WalkResult::interrupt(); }).wasInterrupted())
+      fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
+    // Tensor maps are passed by value, as grid constants.
+    for (auto [i, type] : llvm::enumerate(op.getArgumentTypes()))
+      if (llvm::isa<tile::TmaDescType>(type)) {
+        fn.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(LLVM::LLVMArrayType::get(rewriter.getI8Type(), 128)));
+        fn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), rewriter.getI64IntegerAttr(64));
+        fn.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(), rewriter.getUnitAttr());
+      }
     rewriter.inlineRegionBefore(op.getBody(), fn.getBody(), fn.end());
     if (failed(rewriter.convertRegionTypes(&fn.getBody(), converter, &signature)))
       return failure();
@@ -387,6 +403,10 @@ struct ConvertTileToLLVM
     });
 
     RewritePatternSet patterns(ctx);
+    if (module->walk([](tile::SharedViewOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      minitile::declareDynamicShared(module);
+    minitile::populateHopperConversions(converter, patterns);
     patterns.add<KernelOpLowering, ReturnOpLowering,
                  GeometryOpLowering<tile::ThreadIdOp, NVVM::ThreadIdXOp,
                                     NVVM::ThreadIdYOp, NVVM::ThreadIdZOp>,
@@ -408,6 +428,15 @@ struct ConvertTileToLLVM
     target.addIllegalDialect<tile::TileDialect, arith::ArithDialect,
                              scf::SCFDialect, cf::ControlFlowDialect>();
     if (failed(applyFullConversion(module, target, std::move(patterns))))
+      return signalPassFailure();
+    // NVVM ops without an LLVM intrinsic (wgmma, mbarrier waits, ...) become
+    // inline PTX.
+    RewritePatternSet ptx(ctx);
+    populateNVVMToLLVMConversionPatterns(ptx);
+    GreedyRewriteConfig config;
+    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
+        GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(module, std::move(ptx), config)))
       signalPassFailure();
   }
 };

@@ -34,6 +34,7 @@ std::string cppType(Type t, bool writable = true) {
   if (t.isF64()) return "double";
   if (t.isBF16()) return "minitile::rt::bf16";
   if (t.isF16()) return "minitile::rt::f16";
+  if (llvm::isa<tile::TmaDescType>(t)) return "CUtensorMap";
   return "";
 }
 
@@ -188,6 +189,40 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         os_ << "  minitile::rt::checkPointer(kKernel, " << quoted(name(c.getPtr()))
             << ", " << name(c.getPtr()) << ", " << name(c.getNumel()) << ", "
             << c.getAlign() << ");\n";
+        return true;
+      })
+      .Case([&](tile::MakeTmaDescOp m) {
+        std::string id = std::to_string(counter_);
+        auto list = [&](const char *what, auto &&values) {
+          os_ << "  const int64_t " << what << id << "[] = {";
+          llvm::interleaveComma(values, os_);
+          os_ << "};\n";
+        };
+        SmallVector<std::string> dims, strides;
+        for (Value v : m.getDims())
+          dims.push_back(name(v));
+        for (Value v : m.getStrides())
+          strides.push_back(name(v));
+        strides.push_back("0");
+        list("dims", dims);
+        list("strides", strides);
+        list("box", m.getBox());
+        Type element = llvm::cast<tile::PtrType>(m.getBase().getType()).getElementType();
+        const char *type = element.isBF16()      ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
+                           : element.isF16()     ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
+                           : element.isF32()     ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"
+                           : element.isInteger(32) ? "CU_TENSOR_MAP_DATA_TYPE_INT32"
+                           : element.isInteger(8)  ? "CU_TENSOR_MAP_DATA_TYPE_UINT8"
+                                                   : nullptr;
+        if (!type) {
+          error = "the launcher cannot make a tensor map of " + std::string(cppType(element));
+          return false;
+        }
+        define(m, "minitile::rt::tensorMap(kKernel, " + quoted(m.getTensor()) + ", " +
+                      name(m.getBase()) + ", " + name(m.getOffset()) + ", " + type + ", " +
+                      std::to_string(tile::elementBytes(element)) + ", " +
+                      std::to_string(m.getDims().size()) + ", dims" + id + ", strides" + id +
+                      ", box" + id + ", " + std::to_string(m.getSwizzle()) + ")");
         return true;
       })
       .Case([&](tile::LaunchOp l) {

@@ -66,6 +66,10 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const PipelineOptions &
     pm.addPass(tile::createTileLowerCopies());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
+    pm.addPass(tile::createTileDistributeFragments());
+    pm.addPass(tile::createTilePlanShared());
+    pm.addPass(mlir::createCanonicalizerPass());
+    pm.addPass(mlir::createCSEPass());
   });
 }
 

@@ -33,7 +33,7 @@ void registerPasses();
 
 struct Target {
   std::string arch = "sm_90a"; // sm_XX or sm_XXa
-  int ptxVersion = 80;         // PTX ISA 8.0, the first with sm_90a
+  int ptxVersion = 86;         // PTX ISA 8.6: TMA into shared::cta
   /// True for the architectures this compiler emits code for.
   static bool isSupported(const std::string &arch);
 };

@@ -84,12 +84,19 @@ private:
     return nullptr;
   }
 
-  /// Warps that execute `v`'s defining op.
+  /// Warps that hold `v`: those executing its definition and its uses, the
+  /// fewest (a fragment made outside a pipelined loop and used in it lives in
+  /// each group of warps).
   FailureOr<int64_t> executingWarps(Value v) {
     Operation *op = v.getDefiningOp();
-    int64_t warps = kernel_.getNumComputeThreads() / 32;
-    if (auto loop = op->getParentOfType<PipelinedOp>())
-      warps /= loop.getGroups();
+    int64_t all = kernel_.getNumComputeThreads() / 32;
+    auto warpsAt = [&](Operation *at) -> int64_t {
+      auto loop = at->getParentOfType<PipelinedOp>();
+      return loop ? all / loop.getGroups() : all;
+    };
+    int64_t warps = warpsAt(op);
+    for (Operation *user : v.getUsers())
+      warps = std::min(warps, warpsAt(user));
     if (warps < 1 || !llvm::isPowerOf2_64(warps))
       return op->emitOpError("fragments need a power-of-two number of whole warps; "
                              "this code runs on ")
@@ -173,6 +180,17 @@ private:
     if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
       if (FragLayoutAttr l = get(reduce.getSource()))
         return assign(reduce.getResult(), reduceLayout(l, reduce.getAxis()), op);
+      return success();
+    }
+    if (auto store = llvm::dyn_cast<StoreTileOp>(op)) {
+      // The mask goes with the value.
+      if (!store.getMask())
+        return success();
+      if (FragLayoutAttr l = get(store.getValue()))
+        if (failed(assign(store.getMask(), l, op)))
+          return failure();
+      if (FragLayoutAttr l = get(store.getMask()))
+        return assign(store.getValue(), l, op);
       return success();
     }
     if (auto broadcast = llvm::dyn_cast<BroadcastOp>(op)) {

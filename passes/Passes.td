@@ -37,4 +37,21 @@ def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
   }];
 }
 
+def TileDistributeFragments : Pass<"tile-distribute-fragments", "::mlir::ModuleOp"> {
+  let summary = "turn fragments into the registers of each thread";
+  let description = [{
+    Elementwise ops per register; shape ops by renaming registers; loads and
+    stores per element with bounds; reductions in registers, shuffles and
+    shared memory; gemm to wgmma.
+  }];
+}
+
+def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
+  let summary = "place every shared tile in the kernel's dynamic shared memory";
+  let description = [{
+    Gives each tile.alloc_shared (times its stages) an offset, aligned to
+    1024 bytes for swizzled tiles and 16 otherwise; sets smem_bytes.
+  }];
+}
+
 #endif // MINITILE_PASSES

@@ -169,9 +169,9 @@ def Tile_WgmmaDescOp : Tile_Op<"wgmma_desc", [Pure, Tile_InKernel]> {
     Starts `offset` bytes into the tile; `sbo` is the byte distance between
     8-row groups; the tile's swizzle gives the layout type.
   }];
-  let arguments = (ins Tile_AnyShared:$tile, I64Attr:$offset, I64Attr:$sbo);
+  let arguments = (ins Tile_AnyShared:$tile, Index:$offset, I64Attr:$sbo);
   let results = (outs I64:$result);
-  let assemblyFormat = "$tile `offset` $offset `sbo` $sbo attr-dict `:` type($tile)";
+  let assemblyFormat = "$tile `[` $offset `]` `sbo` $sbo attr-dict `:` type($tile)";
 }
 
 def Tile_WgmmaFenceOp : Tile_Op<"wgmma_fence", [Tile_InKernel]> {

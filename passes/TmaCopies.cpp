@@ -32,7 +32,9 @@ FailureOr<Value> cloneToHost(Value v, KernelOp kernel, LaunchOp launch,
   if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
     if (arg.getOwner() != &kernel.getBody().front())
       return failure();
-    return launch.getArgs()[arg.getArgNumber()];
+    Value host = launch.getArgs()[arg.getArgNumber()];
+    map.map(v, host);
+    return host;
   }
   Operation *op = v.getDefiningOp();
   if (!op->getDialect() || op->getDialect()->getNamespace() != "arith" || !isPure(op) ||

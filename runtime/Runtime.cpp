@@ -197,6 +197,45 @@ void checkPointer(const char *kernel, const char *name, const void *ptr,
                 std::to_string(align) + " bytes");
 }
 
+CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
+                      int64_t offset, CUtensorMapDataType type, int elementBytes,
+                      int rank, const int64_t *dims, const int64_t *strides,
+                      const int64_t *box, int swizzle) {
+  std::string where = std::string(kernel) + ": " + tensor;
+  bool empty = false;
+  cuuint64_t globalDims[5], globalStrides[4];
+  cuuint32_t boxDims[5], elementStrides[5];
+  for (int d = 0; d < rank; ++d) {
+    empty = empty || dims[d] <= 0;
+    globalDims[d] = std::max<int64_t>(dims[d], 1);
+    boxDims[d] = static_cast<cuuint32_t>(box[d]);
+    elementStrides[d] = 1;
+  }
+  for (int d = 0; d + 1 < rank; ++d) {
+    if (strides[d] % 16)
+      throw Error(where + ": the tensor-memory accelerator needs strides of a multiple "
+                          "of 16 bytes; this one is " + std::to_string(strides[d]));
+    globalStrides[d] = static_cast<cuuint64_t>(std::max<int64_t>(strides[d], 16));
+  }
+  CUtensorMap map{};
+  if (empty || !base)
+    return map; // no copy reads an empty tensor
+  const char *address = static_cast<const char *>(base) + offset * elementBytes;
+  if (reinterpret_cast<uintptr_t>(address) % 16)
+    throw Error(where + ": the tensor-memory accelerator needs a 16-byte aligned address");
+  CUtensorMapSwizzle sw = swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                          : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                          : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                          : CU_TENSOR_MAP_SWIZZLE_NONE;
+  check(api().cuTensorMapEncodeTiled(&map, type, rank, const_cast<char *>(address),
+                                     globalDims, globalStrides, boxDims, elementStrides,
+                                     CU_TENSOR_MAP_INTERLEAVE_NONE, sw,
+                                     CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                     CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+        ("cuTensorMapEncodeTiled(" + where + ")").c_str());
+  return map;
+}
+
 int64_t divide(int64_t a, int64_t b, const char *kernel) {
   if (b == 0)
     throw Error(std::string(kernel) + ": division by zero in the launcher");

@@ -87,6 +87,18 @@ private:
 void checkPointer(const char *kernel, const char *name, const void *ptr,
                   int64_t numel, int64_t align);
 
+/// A tiled tensor map (cuTensorMapEncodeTiled) of the tensor `offset`
+/// elements past `base`: `dims` extents and `strides` byte strides (all but
+/// the innermost), `box` the box extents, each innermost first; `swizzle` 0,
+/// 32, 64 or 128 bytes. Checks what the tensor-memory accelerator needs (a
+/// 16-byte aligned address, strides of multiples of 16 bytes) and throws,
+/// naming `kernel` and `tensor`, where they do not hold. An empty tensor gets
+/// a map no copy reads.
+CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
+                      int64_t offset, CUtensorMapDataType type, int elementBytes,
+                      int rank, const int64_t *dims, const int64_t *strides,
+                      const int64_t *box, int swizzle);
+
 /// Integer helpers of generated launchers: throw on division by zero.
 int64_t divide(int64_t a, int64_t b, const char *kernel);
 int64_t remainder(int64_t a, int64_t b, const char *kernel);

@@ -1,0 +1,350 @@
+//===- ConvertHopperOps.cpp - the machine-level tile ops to NVVM ----------===//
+//
+// One pattern per op of TileHopperOps.td. Shared tiles and mbarriers are
+// `!llvm.ptr<3>` into the kernel's dynamic shared memory, whose base is
+// aligned up to 1024 bytes; tensor maps are kernel parameters passed by value
+// (grid constants), used through their generic address.
+//
+//===----------------------------------------------------------------------===//
+#include "lowering/ConvertHopperOps.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+
+using namespace mlir;
+namespace tile = minitile::tile;
+
+namespace minitile {
+
+namespace {
+
+constexpr unsigned kShared = 3;
+
+Type sharedPtr(MLIRContext *ctx) { return LLVM::LLVMPointerType::get(ctx, kShared); }
+
+Value i32(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
+}
+Value i64(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), v);
+}
+
+/// `p` + `bytes` (an i64 value).
+Value offsetPtr(OpBuilder &b, Location loc, Value p, Value bytes) {
+  return LLVM::GEPOp::create(b, loc, p.getType(), b.getI8Type(), p, ValueRange{bytes});
+}
+
+struct SharedViewLowering : ConvertOpToLLVMPattern<tile::SharedViewOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::SharedViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto global = module.lookupSymbol<LLVM::GlobalOp>(kDynamicSharedName);
+    Value base = LLVM::AddressOfOp::create(rewriter, loc, global);
+    // Round the base up to 1024 bytes (swizzled tiles need it).
+    Value raw = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), base);
+    Value pad = LLVM::SubOp::create(
+        rewriter, loc,
+        LLVM::AndOp::create(rewriter, loc,
+                            LLVM::AddOp::create(rewriter, loc, raw, i64(rewriter, loc, 1023)),
+                            i64(rewriter, loc, ~int64_t(1023))),
+        raw);
+    Value aligned = offsetPtr(rewriter, loc, base, pad);
+    rewriter.replaceOp(op, offsetPtr(rewriter, loc, aligned, adaptor.getOffset()));
+    return success();
+  }
+};
+
+struct MBarrierOfLowering : ConvertOpToLLVMPattern<tile::MBarrierOfOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierOfOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bytes = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(), i64(rewriter, loc, 8));
+    rewriter.replaceOp(op, offsetPtr(rewriter, loc, adaptor.getTile(), bytes));
+    return success();
+  }
+};
+
+/// Address of element (row, col) of a shared tile, swizzle included.
+Value sharedAddress(OpBuilder &b, Location loc, tile::SharedType type, Value tile,
+                    Value row, Value col) {
+  int64_t e = tile::elementBytes(type.getElementType());
+  int64_t rows = type.getNumElements() / type.getShape().back();
+  auto mul = [&](Value x, int64_t c) { return LLVM::MulOp::create(b, loc, x, i64(b, loc, c)); };
+  auto add = [&](Value x, Value y) { return LLVM::AddOp::create(b, loc, x, y); };
+  Value bytes;
+  if (!type.getSwizzle()) {
+    bytes = mul(add(mul(row, type.getShape().back()), col), e);
+  } else {
+    int64_t s = type.getSwizzle(), width = s / e;
+    Value panel = LLVM::UDivOp::create(b, loc, col, i64(b, loc, width));
+    Value inPanel = mul(LLVM::URemOp::create(b, loc, col, i64(b, loc, width)), e);
+    Value chunk = LLVM::XOrOp::create(
+        b, loc, LLVM::UDivOp::create(b, loc, inPanel, i64(b, loc, 16)),
+        LLVM::URemOp::create(b, loc, row, i64(b, loc, s / 16)));
+    bytes = add(add(mul(panel, rows * s), mul(row, s)),
+                add(mul(chunk, 16), LLVM::URemOp::create(b, loc, inPanel, i64(b, loc, 16))));
+  }
+  return offsetPtr(b, loc, tile, bytes);
+}
+
+struct SharedLoadLowering : ConvertOpToLLVMPattern<tile::SharedLoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::SharedLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value p = sharedAddress(rewriter, op.getLoc(), op.getTile().getType(), adaptor.getTile(),
+                            adaptor.getRow(), adaptor.getCol());
+    Type type = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<LLVM::LoadOp>(op, type, p);
+    return success();
+  }
+};
+
+struct SharedStoreLowering : ConvertOpToLLVMPattern<tile::SharedStoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::SharedStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value p = sharedAddress(rewriter, op.getLoc(), op.getTile().getType(), adaptor.getTile(),
+                            adaptor.getRow(), adaptor.getCol());
+    rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), p);
+    return success();
+  }
+};
+
+struct MBarrierInitLowering : ConvertOpToLLVMPattern<tile::MBarrierInitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierInitOp>(
+        op, adaptor.getBarrier(), i32(rewriter, op.getLoc(), op.getCount()), Value());
+    return success();
+  }
+};
+
+struct MBarrierArriveLowering : ConvertOpToLLVMPattern<tile::MBarrierArriveOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::MBarrierArriveOp::create(rewriter, op.getLoc(), rewriter.getI64Type(),
+                                   adaptor.getBarrier(), Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<tile::MBarrierExpectTxOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierExpectTxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::MBarrierArriveExpectTxOp::create(rewriter, op.getLoc(), Type(), adaptor.getBarrier(),
+                                           i32(rewriter, op.getLoc(), op.getBytes()),
+                                           NVVM::MemScopeKind::CTA, false, Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitLowering : ConvertOpToLLVMPattern<tile::MBarrierWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value parity = LLVM::TruncOp::create(rewriter, loc, rewriter.getI32Type(), adaptor.getParity());
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+        op, adaptor.getBarrier(), parity, i32(rewriter, loc, 10000000));
+    return success();
+  }
+};
+
+template <typename From, typename To>
+struct ReplaceWith : ConvertOpToLLVMPattern<From> {
+  using ConvertOpToLLVMPattern<From>::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(From op, typename From::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<To>(op);
+    return success();
+  }
+};
+
+struct FenceProxyAsyncLowering : ConvertOpToLLVMPattern<tile::FenceProxyAsyncOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::FenceProxyAsyncOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(op.getContext(), NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
+struct BarrierLowering : ConvertOpToLLVMPattern<tile::BarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (op.getThreads() == 0)
+      NVVM::BarrierOp::create(rewriter, loc);
+    else
+      NVVM::BarrierOp::create(rewriter, loc, Type(), i32(rewriter, loc, op.getId()),
+                              i32(rewriter, loc, op.getThreads()), nullptr, Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ElectOneLowering : ConvertOpToLLVMPattern<tile::ElectOneOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ElectOneOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::ElectSyncOp>(op, rewriter.getI1Type(), Value());
+    return success();
+  }
+};
+
+struct SetMaxNRegLowering : ConvertOpToLLVMPattern<tile::SetMaxNRegOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::SetMaxNRegOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::SetMaxRegisterOp>(
+        op, op.getCount(),
+        op.getIncrease() ? NVVM::SetMaxRegisterAction::increase
+                         : NVVM::SetMaxRegisterAction::decrease);
+    return success();
+  }
+};
+
+struct ShuffleXorLowering : ConvertOpToLLVMPattern<tile::ShuffleXorOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ShuffleXorOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(
+        op, adaptor.getValue().getType(), i32(rewriter, loc, -1), adaptor.getValue(),
+        i32(rewriter, loc, op.getMask()), i32(rewriter, loc, 0x1f), NVVM::ShflKind::bfly,
+        UnitAttr());
+    return success();
+  }
+};
+
+struct TmaLoadLowering : ConvertOpToLLVMPattern<tile::TmaLoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::TmaLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value dst = offsetPtr(rewriter, loc, adaptor.getDest(), i64(rewriter, loc, op.getOffset()));
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(
+        op, dst, adaptor.getDesc(), adaptor.getCoords(), adaptor.getBarrier(), ValueRange(),
+        Value(), Value(), NVVM::TMALoadModeAttr::get(op.getContext(), NVVM::TMALoadMode::TILE),
+        rewriter.getBoolAttr(true), nullptr, Value());
+    return success();
+  }
+};
+
+struct WgmmaDescLowering : ConvertOpToLLVMPattern<tile::WgmmaDescOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::WgmmaDescOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t swizzle = op.getTile().getType().getSwizzle();
+    int64_t layout = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
+    Value addr = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getTile());
+    addr = LLVM::AddOp::create(rewriter, loc, addr, adaptor.getOffset());
+    // bits 0-13: address >> 4; 16-29: leading offset >> 4 (1: unused when
+    // swizzled); 32-45: stride offset >> 4; 62-63: the swizzle.
+    Value start = LLVM::LShrOp::create(
+        rewriter, loc, LLVM::AndOp::create(rewriter, loc, addr, i64(rewriter, loc, 0x3FFFF)),
+        i64(rewriter, loc, 4));
+    int64_t fixed = (int64_t(1) << 16) | ((op.getSbo() >> 4) << 32) | (layout << 62);
+    rewriter.replaceOpWithNewOp<LLVM::OrOp>(op, start, i64(rewriter, loc, fixed));
+    return success();
+  }
+};
+
+struct WgmmaWaitLowering : ConvertOpToLLVMPattern<tile::WgmmaWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::WgmmaWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op, op.getPending());
+    return success();
+  }
+};
+
+struct WgmmaLowering : ConvertOpToLLVMPattern<tile::WgmmaOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::WgmmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    Type f32 = rewriter.getF32Type();
+    auto type = LLVM::LLVMStructType::getLiteral(
+        ctx, SmallVector<Type>(adaptor.getAcc().size(), f32));
+    Value acc = LLVM::PoisonOp::create(rewriter, loc, type);
+    for (auto [i, v] : llvm::enumerate(adaptor.getAcc()))
+      acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, ArrayRef<int64_t>{int64_t(i)});
+    auto bf16 = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16);
+    auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
+    auto mma = NVVM::WgmmaMmaAsyncOp::create(
+        rewriter, loc, type, acc, adaptor.getDescA(), adaptor.getDescB(),
+        NVVM::MMAShapeAttr::get(ctx, 64, op.getN(), 16), bf16, bf16,
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, op.getZeroAcc() ? NVVM::WGMMAScaleOut::zero
+                                                          : NVVM::WGMMAScaleOut::one),
+        one, one,
+        // Both operands K-major: A "row", B "col" (no transposes).
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+    SmallVector<Value> results;
+    for (int64_t i = 0, e = adaptor.getAcc().size(); i < e; ++i)
+      results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{i}));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &patterns) {
+  MLIRContext *ctx = &converter.getContext();
+  converter.addConversion([ctx](tile::SharedType) { return sharedPtr(ctx); });
+  converter.addConversion([ctx](tile::MBarrierType) { return sharedPtr(ctx); });
+  converter.addConversion([ctx](tile::TmaDescType) { return LLVM::LLVMPointerType::get(ctx); });
+  patterns.add<SharedViewLowering, MBarrierOfLowering, SharedLoadLowering, SharedStoreLowering,
+               MBarrierInitLowering, MBarrierArriveLowering, MBarrierExpectTxLowering,
+               MBarrierWaitLowering, ReplaceWith<tile::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
+               FenceProxyAsyncLowering, BarrierLowering, ElectOneLowering, SetMaxNRegLowering,
+               ShuffleXorLowering, TmaLoadLowering, WgmmaDescLowering,
+               ReplaceWith<tile::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
+               ReplaceWith<tile::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
+               WgmmaWaitLowering, WgmmaLowering>(converter);
+}
+
+void declareDynamicShared(ModuleOp module) {
+  if (module.lookupSymbol(kDynamicSharedName))
+    return;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+  LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
+                         LLVM::Linkage::External, kDynamicSharedName, Attribute(),
+                         /*alignment=*/1024, kShared);
+}
+
+} // namespace minitile

@@ -1,0 +1,23 @@
+//===- ConvertHopperOps.h - the machine-level tile ops to NVVM ------------===//
+#pragma once
+
+#include "passes/TileDialect.h"
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace minitile {
+
+/// The extern shared array every kernel's dynamic shared memory starts at.
+inline constexpr const char *kDynamicSharedName = "__minitile_dynamic_shared";
+
+/// Type conversions (shared tiles, mbarriers, tensor maps) and one pattern
+/// per op of TileHopperOps.td.
+void populateHopperConversions(mlir::LLVMTypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
+
+/// Declares the dynamic shared array in `module` (once).
+void declareDynamicShared(mlir::ModuleOp module);
+
+} // namespace minitile

@@ -1,0 +1,73 @@
+//===- PlanShared.cpp - place shared tiles in dynamic shared memory -------===//
+//
+// Expects: tile.alloc_shared ops (at any depth) and tile.stage views of them.
+// Leaves:  each alloc replaced by a tile.shared_view at its byte offset and
+//          each tile.stage by the view of that stage (stages are 1024-byte
+//          aligned when swizzled, 16 otherwise); the kernel's smem_bytes set
+//          to the total plus 1024 bytes of slack for aligning the base.
+//          Tiles are never reused: every one lives for the whole kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace minitile::tile {
+#define GEN_PASS_DEF_TILEPLANSHARED
+#include "passes/Passes.h.inc"
+} // namespace minitile::tile
+
+using namespace mlir;
+using namespace minitile::tile;
+
+namespace {
+
+/// Shared memory an sm_90 block can have.
+constexpr int64_t kMaxSharedBytes = 227 * 1024;
+
+struct PlanShared : minitile::tile::impl::TilePlanSharedBase<PlanShared> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<KernelOp>()) {
+      SmallVector<AllocSharedOp> allocs;
+      kernel.walk([&](AllocSharedOp alloc) { allocs.push_back(alloc); });
+      if (allocs.empty())
+        continue;
+      int64_t offset = 0;
+      for (AllocSharedOp alloc : allocs) {
+        SharedType type = alloc.getType();
+        int64_t align = type.getSwizzle() ? 1024 : 16;
+        int64_t stride = llvm::alignTo(type.getBytes(), align);
+        offset = llvm::alignTo(offset, align);
+        OpBuilder b(alloc);
+        Location loc = alloc.getLoc();
+        Value base = arith::ConstantIndexOp::create(b, loc, offset);
+        auto view = SharedViewOp::create(b, loc, type, base);
+        for (Operation *user : llvm::make_early_inc_range(alloc->getUsers())) {
+          auto stage = llvm::dyn_cast<StageOp>(user);
+          if (!stage)
+            continue;
+          OpBuilder sb(stage);
+          Value at = arith::AddIOp::create(
+              sb, loc, base,
+              arith::MulIOp::create(sb, loc, stage.getIndex(),
+                                    arith::ConstantIndexOp::create(sb, loc, stride)));
+          stage.replaceAllUsesWith(SharedViewOp::create(sb, loc, type, at).getResult());
+          stage.erase();
+        }
+        alloc.replaceAllUsesWith(view.getResult());
+        alloc.erase();
+        offset += stride * alloc.getStages();
+      }
+      int64_t total = offset + 1024;
+      if (total > kMaxSharedBytes) {
+        kernel.emitOpError("needs ") << total << " bytes of shared memory; a block has "
+                                     << kMaxSharedBytes;
+        return signalPassFailure();
+      }
+      kernel.setSmemBytes(total);
+    }
+  }
+};
+
+} // namespace

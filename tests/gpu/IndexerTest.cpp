@@ -1,0 +1,263 @@
+//===- IndexerTest.cpp - indexer_fwd against an fp64 host reference -------===//
+//
+// Fresh random bf16 q and kv, weights of both signs, windows causal (ratio 1
+// and 4), random, empty and reaching past S_kv; logits poisoned first. Window
+// entries must match the fp64 reference (relative error of the norm <= 1e-5),
+// every other entry must be exactly -inf, nothing may be NaN. The unfused
+// kernel must leave entries outside the windows untouched, clean_logits then
+// completes them.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuTest.h"
+#include "clean_logits.h"
+#include "indexer_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <thread>
+#include <vector>
+
+using namespace gputest;
+using minitile::rt::bf16;
+using minitile::rt::DeviceBuffer;
+
+namespace {
+
+bf16 toBf16(float f) {
+  uint32_t u = bits(f);
+  u += 0x7fff + ((u >> 16) & 1); // round to nearest even
+  return bf16{uint16_t(u >> 16)};
+}
+
+double fromBf16(bf16 b) {
+  uint32_t u = uint32_t(b.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+enum class Windows { causal1, causal4, random, empty, pastEnd };
+
+const char *name(Windows w) {
+  switch (w) {
+  case Windows::causal1: return "causal ratio 1";
+  case Windows::causal4: return "causal ratio 4";
+  case Windows::random: return "random";
+  case Windows::empty: return "empty";
+  case Windows::pastEnd: return "past S_kv";
+  }
+  return "?";
+}
+
+void makeWindows(Windows w, int64_t S, int64_t T, std::vector<int32_t> &ks,
+                 std::vector<int32_t> &ke) {
+  ks.assign(S, 0);
+  ke.assign(S, 0);
+  std::uniform_int_distribution<int64_t> pos(-2, T + 2);
+  for (int64_t s = 0; s < S; ++s) {
+    switch (w) {
+    case Windows::causal1: ke[s] = int32_t(std::min<int64_t>(s + 1, T)); break;
+    case Windows::causal4: ke[s] = int32_t(std::min<int64_t>((s + 1) / 4, T)); break;
+    case Windows::random:
+      ks[s] = int32_t(pos(rng()));
+      ke[s] = int32_t(pos(rng()));
+      break;
+    case Windows::empty:
+      ks[s] = int32_t(pos(rng()));
+      ke[s] = ks[s] - int32_t(s % 3);
+      break;
+    case Windows::pastEnd:
+      ks[s] = int32_t(T / 2);
+      ke[s] = int32_t(T + 5 + s);
+      break;
+    }
+  }
+}
+
+/// Inputs of one problem, on the host.
+struct Problem {
+  int64_t S, T, B, H, D;
+  std::vector<bf16> q, kv; // [S, B, H, D], [T, B, D]
+  std::vector<float> w;    // [S, B, H]
+  std::vector<int32_t> ks, ke;
+
+  Problem(int64_t S, int64_t T, int64_t B, int64_t H, int64_t D, Windows windows)
+      : S(S), T(T), B(B), H(H), D(D) {
+    std::normal_distribution<float> normal;
+    q.resize(S * B * H * D);
+    kv.resize(T * B * D);
+    w.resize(S * B * H);
+    for (bf16 &x : q)
+      x = toBf16(normal(rng()));
+    for (bf16 &x : kv)
+      x = toBf16(normal(rng()));
+    float scale = 1.0f / std::sqrt(float(H * D));
+    for (float &x : w)
+      x = normal(rng()) * scale; // both signs
+    makeWindows(windows, S, T, ks, ke);
+  }
+
+  bool inWindow(int64_t s, int64_t t) const { return t >= ks[s] && t < ke[s]; }
+
+  /// logits[b, s, t] in fp64.
+  double reference(int64_t b, int64_t s, int64_t t) const {
+    double sum = 0;
+    for (int64_t h = 0; h < H; ++h) {
+      const bf16 *qr = &q[((s * B + b) * H + h) * D];
+      const bf16 *kr = &kv[(t * B + b) * D];
+      double dot = 0;
+      for (int64_t d = 0; d < D; ++d)
+        dot += fromBf16(qr[d]) * fromBf16(kr[d]);
+      sum += std::max(dot, 0.0) * w[(s * B + b) * H + h];
+    }
+    return sum;
+  }
+};
+
+/// Rows the check compares with the reference: all of them when that is
+/// cheap, else a random sample with the first and the last.
+std::vector<int64_t> rowsToCheck(const Problem &p) {
+  std::vector<int64_t> rows;
+  double work = double(p.S) * p.T * p.B * p.H * p.D;
+  if (work <= 3e9) {
+    for (int64_t s = 0; s < p.S; ++s)
+      rows.push_back(s);
+    return rows;
+  }
+  std::uniform_int_distribution<int64_t> pick(0, p.S - 1);
+  rows = {0, p.S - 1};
+  while (rows.size() < 48)
+    rows.push_back(pick(rng()));
+  return rows;
+}
+
+/// Checks logits [B, S, T] of a fused run (or an unfused one followed by
+/// clean_logits): window entries near the reference, others -inf.
+void check(const Problem &p, const std::vector<float> &out, bool windowOnly) {
+  std::vector<int64_t> rows = rowsToCheck(p);
+  int64_t wrongOutside = 0, nan = 0;
+  for (int64_t b = 0; b < p.B; ++b)
+    for (int64_t s = 0; s < p.S; ++s)
+      for (int64_t t = 0; t < p.T; ++t) {
+        float v = out[(b * p.S + s) * p.T + t];
+        uint32_t u = bits(v);
+        if (!p.inWindow(s, t)) {
+          uint32_t want = windowOnly ? kPoison : kNegInf;
+          if (u != want && wrongOutside++ < 3)
+            ADD_FAILURE() << "logits[" << b << ", " << s << ", " << t << "] outside ["
+                          << p.ks[s] << ", " << p.ke[s] << ") holds " << v;
+        } else if (std::isnan(v) && nan++ < 3) {
+          ADD_FAILURE() << "logits[" << b << ", " << s << ", " << t << "] is NaN (unwritten?)";
+        }
+      }
+  EXPECT_EQ(wrongOutside, 0);
+  EXPECT_EQ(nan, 0);
+
+  // fp64 reference on the rows, in parallel.
+  unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<double> err(workers), norm(workers);
+  std::vector<std::thread> pool;
+  for (unsigned k = 0; k < workers; ++k)
+    pool.emplace_back([&, k] {
+      for (size_t i = k; i < rows.size(); i += workers)
+        for (int64_t b = 0; b < p.B; ++b)
+          for (int64_t t = std::max<int64_t>(0, p.ks[rows[i]]);
+               t < std::min<int64_t>(p.T, p.ke[rows[i]]); ++t) {
+            int64_t s = rows[i];
+            double ref = p.reference(b, s, t);
+            double got = out[(b * p.S + s) * p.T + t];
+            err[k] += (got - ref) * (got - ref);
+            norm[k] += ref * ref;
+          }
+    });
+  for (std::thread &t : pool)
+    t.join();
+  double e = 0, n = 0;
+  for (unsigned k = 0; k < workers; ++k) {
+    e += err[k];
+    n += norm[k];
+  }
+  if (n > 0)
+    EXPECT_LE(std::sqrt(e / n), 1e-5) << "relative error of the window entries";
+}
+
+/// Runs `launch` on the problem and returns logits [B, S, T].
+std::vector<float> run(const Problem &p,
+                       const std::function<void(const bf16 *, const bf16 *, const float *,
+                                                const int32_t *, const int32_t *, float *)> &launch) {
+  DeviceBuffer<bf16> q(p.q), kv(p.kv);
+  DeviceBuffer<float> w(p.w);
+  DeviceBuffer<int32_t> ks(p.ks), ke(p.ke);
+  DeviceBuffer<float> logits(std::max<int64_t>(1, p.B * p.S * p.T));
+  logits.fillWords(kPoison);
+  launch(q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get());
+  minitile::rt::synchronize();
+  std::vector<float> out = logits.download();
+  out.resize(p.B * p.S * p.T);
+  return out;
+}
+
+std::string describe(const Problem &p, Windows w) {
+  return "S=" + std::to_string(p.S) + " S_kv=" + std::to_string(p.T) + " B=" +
+         std::to_string(p.B) + " H=" + std::to_string(p.H) + " D=" + std::to_string(p.D) +
+         " windows " + name(w);
+}
+
+} // namespace
+
+TEST(IndexerFwd, ShapesAndWindows) {
+  for (int64_t S : {1, 2, 3, 17, 1000, 4099})
+    for (int64_t T : {0, 1, 255, 257, 1025})
+      for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty,
+                        Windows::pastEnd}) {
+        Problem p(S, T, 1, 64, 128, w);
+        SCOPED_TRACE(describe(p, w));
+        check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
+                minitile::kernels::indexer_fwd(q, kv, wt, ks, ke, out, S, T);
+              }), false);
+      }
+}
+
+TEST(IndexerFwd, UnfusedThenCleanLogits) {
+  for (auto [S, T] : {std::pair<int64_t, int64_t>{17, 257}, {1000, 1025}, {3, 0}})
+    for (Windows w : {Windows::causal4, Windows::random}) {
+      Problem p(S, T, 1, 64, 128, w);
+      SCOPED_TRACE(describe(p, w));
+      DeviceBuffer<int32_t> ks(p.ks), ke(p.ke);
+      std::vector<float> windowOnly = run(p, [&](auto q, auto kv, auto wt, auto k0, auto k1, float *out) {
+        minitile::kernels::indexer_fwd_unfused(q, kv, wt, k0, k1, out, S, T);
+      });
+      check(p, windowOnly, /*windowOnly=*/true);
+      std::vector<float> cleaned = run(p, [&](auto q, auto kv, auto wt, auto k0, auto k1, float *out) {
+        minitile::kernels::indexer_fwd_unfused(q, kv, wt, k0, k1, out, S, T);
+        minitile::kernels::clean_logits(out, k0, k1, S, T);
+      });
+      check(p, cleaned, false);
+    }
+}
+
+TEST(IndexerFwd, EveryHeadsAndDim) {
+  for (const IndexerVariant &v : indexerVariants())
+    for (auto [S, T] : {std::pair<int64_t, int64_t>{3, 257}, {67, 300}})
+      for (Windows w : {Windows::causal1, Windows::random}) {
+        Problem p(S, T, 1, v.heads, v.dim, w);
+        SCOPED_TRACE(describe(p, w));
+        check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
+                v.launch(q, kv, wt, ks, ke, out, S, T, nullptr);
+              }), false);
+      }
+}
+
+TEST(BatchedIndexerFwd, BatchesAndShapes) {
+  for (const BatchedVariant &v : batchedVariants())
+    for (int64_t B : {1, 3})
+      for (auto [S, T] : {std::pair<int64_t, int64_t>{17, 257}, {1000, 1025}, {2, 0}})
+        for (Windows w : {Windows::causal4, Windows::random, Windows::pastEnd}) {
+          Problem p(S, T, B, v.heads, v.dim, w);
+          SCOPED_TRACE(describe(p, w));
+          check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
+                  v.launch(q, kv, wt, ks, ke, out, S, T, B, nullptr);
+                }), false);
+        }
+}
