@@ -10,11 +10,8 @@
 #include "clean_logits_t32_r4.h"
 #include "clean_logits_t64_r4.h"
 #include "indexer_fwd.h"
-#include "indexer_fwd_s3.h"
-#include "indexer_fwd_s6.h"
 #include "indexer_fwd_unfused.h"
-#include "indexer_fwd_wg1.h"
-#include "indexer_fwd_wg3.h"
+#include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 
 #include <algorithm>
@@ -121,12 +118,9 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
     const char *name;
     IndexerFn fn;
     bool unfused;
-  } variants[] = {{"indexer_fwd (fused)", minitile::kernels::indexer_fwd, false},
+  } variants[] = {{"indexer_fwd (wg=3, s=4)", minitile::kernels::indexer_fwd, false},
                   {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
-                  {"stages=3", minitile::kernels::indexer_fwd_s3, false},
-                  {"stages=6", minitile::kernels::indexer_fwd_s6, false},
-                  {"warpgroups=1", minitile::kernels::indexer_fwd_wg1, false},
-                  {"warpgroups=3", minitile::kernels::indexer_fwd_wg3, false}};
+                  {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false}};
   for (auto &v : variants) {
     double ms = medianMs(
         [&] {

@@ -23,11 +23,14 @@ template <bool Batched> struct IndexerFwd : Generator {
   Param<int> heads{"heads", 64, {8, 16, 32, 64, 128}, "H, heads per query"};
   Param<int> dim{"dim", 128, {64, 128, 256}, "D, the head dimension"};
   Param<int> stages{"stages", 4, 2, 8, "KV tiles in flight"};
-  Param<int> groups{"warpgroups", 2, 1, 4, "compute warpgroups; KV tiles alternate between them"};
+  Param<int> groups{"warpgroups", 0, 0, 4,
+                    "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32, "
+                    "else 2, the most that keep their registers)"};
   Param<bool> clean{"clean", true, "write -inf outside the windows (else only the windows)"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
+    const int G = groups ? int(groups) : (H >= 32 ? 3 : 2);
     Value S = k.size("S"), T = k.size("S_kv");
     Value B = Batched ? k.size("B") : Value();
     Tensor q = Batched ? k.tensor("q", DType::bf16, {S, B, H, D})
@@ -39,7 +42,7 @@ template <bool Batched> struct IndexerFwd : Generator {
     Tensor ks = k.tensor("ks", DType::i32, {S}), ke = k.tensor("ke", DType::i32, {S});
     Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
                             : k.tensor("logits", DType::f32, {S, T});
-    k.threads(128 * groups);
+    k.threads(128 * G);
     k.grid(ceildiv(S, BQ), Batched ? Arg(B) : Arg(1));
 
     // This block's batch and queries.
@@ -79,7 +82,7 @@ template <bool Batched> struct IndexerFwd : Generator {
         storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
       else
         storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
-    }, {.stages = stages, .groups = groups});
+    }, {.stages = stages, .groups = G});
 
     // Everything outside the tiles the loop wrote.
     if (clean) {
