@@ -146,6 +146,11 @@ void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
                               " groups of warpgroups need a multiple of " +
                               std::to_string(128 * std::max(options.groups, 1)) +
                               " threads per block");
+  if (options.stages % options.groups)
+    throw Error(lo.loc(), "pipelined(): " + std::to_string(options.stages) + " stages for " +
+                              std::to_string(options.groups) +
+                              " groups; make the stages a multiple of the groups (each "
+                              "stage is then always read by the same group)");
   for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
     if (llvm::isa<tile::PipelinedOp, tile::ParallelOp>(p))
       throw Error(lo.loc(), "pipelined() inside a pipelined() or parallel() loop");

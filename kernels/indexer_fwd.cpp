@@ -22,7 +22,9 @@ using namespace minitile;
 template <bool Batched> struct IndexerFwd : Generator {
   Param<int> heads{"heads", 64, {8, 16, 32, 64, 128}, "H, heads per query"};
   Param<int> dim{"dim", 128, {64, 128, 256}, "D, the head dimension"};
-  Param<int> stages{"stages", 4, 2, 8, "KV tiles in flight"};
+  Param<int> stages{"stages", 4, 2, 12,
+                    "KV tiles in flight (rounded to a multiple of the warpgroups that "
+                    "fits in shared memory)"};
   Param<int> groups{"warpgroups", 0, 0, 4,
                     "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32, "
                     "else 2, the most that keep their registers)"};
@@ -31,6 +33,12 @@ template <bool Batched> struct IndexerFwd : Generator {
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
     const int G = groups ? int(groups) : (H >= 32 ? 3 : 2);
+    // Stages: a multiple of G (each stage then feeds one warpgroup), as many
+    // as asked for and shared memory holds beside the query tile.
+    const int64_t tileBytes = int64_t(BK) * D * 2, queryBytes = int64_t(N) * D * 2;
+    int st = (int(stages) + G - 1) / G * G;
+    while (st > G && queryBytes + st * tileBytes > 220 * 1024)
+      st -= G;
     Value S = k.size("S"), T = k.size("S_kv");
     Value B = Batched ? k.size("B") : Value();
     Tensor q = Batched ? k.tensor("q", DType::bf16, {S, B, H, D})
@@ -82,7 +90,7 @@ template <bool Batched> struct IndexerFwd : Generator {
         storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
       else
         storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
-    }, {.stages = stages, .groups = G});
+    }, {.stages = st, .groups = G});
 
     // Everything outside the tiles the loop wrote.
     if (clean) {

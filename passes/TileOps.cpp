@@ -653,6 +653,12 @@ LogicalResult PipelinedOp::verify() {
     return emitOpError("needs at least one stage, not ") << getStages();
   if (getGroups() < 1)
     return emitOpError("runs on at least one group, not ") << getGroups();
+  // A stage's buffers must always be read by the same group: a group waiting
+  // on a stage's barrier by phase parity cannot tell the phase it wants from
+  // the one two before it, which another group may still be waiting for.
+  if (getStages() % getGroups())
+    return emitOpError("has ") << getStages() << " stages for " << getGroups()
+                               << " groups; the stages must be a multiple of the groups";
   if ((*this)->getParentOfType<PipelinedOp>())
     return emitOpError("cannot nest in another tile.pipelined");
   return success();

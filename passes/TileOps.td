@@ -485,7 +485,8 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     `stages` iterations in flight its own tiles, so the copies of iteration
     i + stages - 1 overlap the computation of iteration i. With `groups` > 1
     the iterations alternate between that many groups of the compute warps,
-    each running its iterations' fragment code on its own warps.
+    each running its iterations' fragment code on its own warps; `stages` is
+    then a multiple of `groups`, so each stage is always read by one group.
   }];
   let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
                        I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups);

@@ -380,3 +380,158 @@ TEST(GeneratorParams, ParseAndValidate) {
   EXPECT_FALSE(g.fused.get());
   EXPECT_EQ(g.param("nope"), nullptr);
 }
+
+//===----------------------------------------------------------------------===//
+// Tiles and fragments
+//===----------------------------------------------------------------------===//
+
+TEST(DslTiles, BuildsAPipelinedGemm) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor a = k.tensor("a", DType::bf16, {n, 64});
+    Tensor out = k.tensor("out", DType::f32, {n, 64});
+    k.threads(128);
+    k.grid(1);
+    Shared b = k.shared(DType::bf16, {64, 64});
+    k.copy(a, {0, 0}, b);
+    k.pipelined(0, n, [&](Value i) {
+      Shared t = k.shared(DType::bf16, {64, 64});
+      k.copy(a, {i * 64, 0}, t);
+      Value s = gemm(t, b, /*transposeB=*/true);
+      Value r = reduceMax(max(s, 0.0), 1);
+      storeTile(out, {i * 64, 0}, broadcast(r, {64, 64}, {0}));
+    }, {.stages = 3});
+  });
+  EXPECT_NE(ir.find("tile.alloc_shared : <64x64xbf16, swizzle = 128>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.copy"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("box [64, 64]"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.pipelined"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("stages 3"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.gemm"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("{transpose_b}"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.reduce  max"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.broadcast"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.store_tile"), std::string::npos) << ir;
+}
+
+TEST(DslTiles, ScalarsMeetingFragmentsAreRepeated) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Value f = loadTile(x, {0, 0}, {4, 64});
+    storeTile(x, {0, 0}, f * x(0, 0) + 1.0);
+  });
+  EXPECT_NE(ir.find("tile.broadcast"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("dense<1.000000e+00> : tensor<4x64xf32>"), std::string::npos) << ir;
+}
+
+TEST(DslTilesMisuse, GemmKMismatch) {
+  unsigned line = 0;
+  expectDslError(line, "the K extents 64 and 32 differ", [&](Kernel &k) {
+    launch(k, k.size("n"));
+    Shared a = k.shared(DType::bf16, {64, 64});
+    Shared b = k.shared(DType::bf16, {64, 32});
+    line = __LINE__ + 1;
+    gemm(a, b, true);
+  });
+}
+
+TEST(DslTilesMisuse, CopyBoxThatDoesNotFillTheTile) {
+  unsigned line = 0;
+  expectDslError(line, "a box of [32, 64] does not fill a tile of [64, 64]", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor a = k.tensor("a", DType::bf16, {n, 64});
+    launch(k, n);
+    Shared t = k.shared(DType::bf16, {64, 64});
+    line = __LINE__ + 1;
+    k.copy(a, {0, 0}, t, {32, 64});
+  });
+}
+
+TEST(DslTilesMisuse, ReshapeOfTheWrongSize) {
+  unsigned line = 0;
+  expectDslError(line, "reshape() of [4, 64] (256 elements) into [128]", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Value f = loadTile(x, {0, 0}, {4, 64});
+    line = __LINE__ + 1;
+    reshape(f, {128});
+  });
+}
+
+TEST(DslTilesMisuse, FragmentsOfDifferentShapes) {
+  unsigned line = 0;
+  expectDslError(line, "operands of '*' are fragments of [4, 64] and [64]", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Value f = loadTile(x, {0, 0}, {4, 64});
+    Value g = reshape(loadTile(x, {0, 0}, {1, 64}), {64});
+    line = __LINE__ + 1;
+    Value h = f * g;
+    (void)h;
+  });
+}
+
+TEST(DslTilesMisuse, BroadcastExtentsDiffer) {
+  unsigned line = 0;
+  expectDslError(line, "source dimension 0 has extent 64, result dimension 0 has 32",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, 64});
+                   launch(k, n);
+                   Value g = reshape(loadTile(x, {0, 0}, {1, 64}), {64});
+                   line = __LINE__ + 1;
+                   broadcast(g, {32, 64}, {0});
+                 });
+}
+
+TEST(DslTilesMisuse, FragmentsArePowersOfTwo) {
+  unsigned line = 0;
+  expectDslError(line, "fragment extents are powers of two; [3, 64] is not", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    line = __LINE__ + 1;
+    loadTile(x, {0, 0}, {3, 64});
+  });
+}
+
+TEST(DslTilesMisuse, ReduceAxisOutOfRange) {
+  unsigned line = 0;
+  expectDslError(line, "a fragment of [4, 64] has no axis 2", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Value f = loadTile(x, {0, 0}, {4, 64});
+    line = __LINE__ + 1;
+    reduceSum(f, 2);
+  });
+}
+
+TEST(DslTilesMisuse, StagesThatGroupsDoNotDivide) {
+  unsigned line = 0;
+  expectDslError(line, "4 stages for 3 groups", [&](Kernel &k) {
+    Value n = k.size("n");
+    k.threads(384);
+    k.grid(1);
+    line = __LINE__ + 1;
+    k.pipelined(0, n, [&](Value) {}, {.stages = 4, .groups = 3});
+  });
+}
+
+TEST(DslTilesMisuse, StoreTileOfTheWrongType) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile() to 'y': the fragment holds f32 but the tensor holds i32",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, 64});
+                   Tensor y = k.tensor("y", DType::i32, {n, 64});
+                   launch(k, n);
+                   Value f = loadTile(x, {0, 0}, {4, 64});
+                   line = __LINE__ + 1;
+                   storeTile(y, {0, 0}, f);
+                 });
+}

@@ -270,6 +270,7 @@ struct Pipeline {
   int stages = 3;
   /// The compute warps form this many groups; iterations alternate between
   /// them, each running its iterations' fragment code on its own warps.
+  /// `stages` must be a multiple of it.
   int groups = 1;
 };
 

@@ -135,3 +135,14 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 32, 1, 1>} {
 tile.kernel @k(%t: !tile.tensor<f32>) attributes {block = array<i32: 32, 1, 1>} {
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%n: index) attributes {block = array<i32: 384, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{has 4 stages for 3 groups; the stages must be a multiple of the groups}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 3 {
+  }
+  tile.return
+}

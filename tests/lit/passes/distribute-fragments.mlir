@@ -1,0 +1,78 @@
+// RUN: minitile-opt %s -split-input-file --tile-assign-layouts --tile-distribute-fragments --tile-plan-shared --canonicalize --cse | FileCheck %s
+// A [64, 64] gemm on one warpgroup, a row sum, a multiply by loaded weights
+// and a store, as the registers of each thread.
+
+// CHECK-LABEL: tile.kernel @f
+// Two tiles, the second with two stages, at 1024-byte aligned offsets;
+// 1024 bytes of slack for aligning the base.
+// CHECK-SAME: smem_bytes = 25600
+// CHECK: %[[A:.*]] = tile.shared_view %c0 : <64x64xbf16, swizzle = 128>
+// CHECK: %[[B:.*]] = tile.shared_view %c8192 : <64x64xbf16, swizzle = 128>
+// The gemm: K = 64 is 4 k-steps of 32 bytes in the swizzle panel; 32
+// accumulators a thread; the first step starts from zero.
+// CHECK: tile.wgmma_fence
+// CHECK: tile.wgmma_desc %[[A]][%{{.*}}] sbo 1024
+// CHECK: tile.wgmma_desc %[[B]][%c0] sbo 1024
+// CHECK: %[[D0:.*]]:32 = tile.wgmma %{{.*}}, %{{.*}} n 64 acc({{.*}}) {zero_acc}
+// CHECK: tile.wgmma_desc %[[B]][%c32] sbo 1024
+// CHECK: tile.wgmma {{.*}} acc(%[[D0]]#0,
+// CHECK: tile.wgmma_desc %[[B]][%c64] sbo 1024
+// CHECK: tile.wgmma_desc %[[B]][%c96] sbo 1024
+// CHECK: %[[D:.*]]:32 = tile.wgmma
+// CHECK: tile.wgmma_commit
+// CHECK-NEXT: tile.wgmma_wait 0
+// The row sum: 16 registers of each row half in the thread...
+// CHECK: arith.addf %[[D]]#0, %[[D]]#1 : f32
+// CHECK-COUNT-14: arith.addf
+// CHECK: arith.addf %[[D]]#2, %[[D]]#3 : f32
+// ...then over the 4 lanes of a quad.
+// CHECK: tile.shuffle_xor %{{.*}}, 1 : f32
+// CHECK: tile.shuffle_xor %{{.*}}, 1 : f32
+// CHECK: tile.shuffle_xor %{{.*}}, 2 : f32
+// CHECK: tile.shuffle_xor %{{.*}}, 2 : f32
+// The weights: two rows a thread, each load guarded by the bounds.
+// CHECK: tile.if %{{.*}} -> (f32) {
+// CHECK-NEXT: tile.load
+// CHECK: tile.if %{{.*}} -> (f32) {
+// CHECK-NEXT: tile.load
+// CHECK-COUNT-2: arith.mulf
+// Stores by lane 0 of each quad (the others hold copies), within bounds.
+// CHECK: arith.andi %{{.*}}, %c3
+// CHECK: tile.if
+// CHECK-NEXT: tile.store
+// CHECK: tile.if
+// CHECK-NEXT: tile.store
+// CHECK-NOT: tensor<
+tile.kernel @f(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %ov = tile.view %o sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared {stages = 2 : i64} : !tile.shared<64x64xbf16, swizzle = 128>
+  %s = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  %r = tile.reduce sum %s axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+  %w = tile.load_tile %ov[%c0] : !tile.tensor<?xf32> -> tensor<64xf32>
+  %p = arith.mulf %r, %w : tensor<64xf32>
+  tile.store_tile %p, %ov[%c0] : tensor<64xf32>, !tile.tensor<?xf32>
+  tile.return
+}
+
+// -----
+
+// A sum across the warps of a [128, 4] fragment goes through shared memory,
+// between two barriers.
+// CHECK-LABEL: tile.kernel @across_warps
+// CHECK: %[[SCRATCH:.*]] = tile.shared_view %{{.*}} : <4x4xf32>
+// CHECK: tile.shared_store %{{.*}}, %[[SCRATCH]]
+// CHECK: tile.barrier 0 threads 0
+// CHECK-COUNT-4: tile.shared_load %[[SCRATCH]]
+// CHECK: tile.barrier 0 threads 0
+tile.kernel @across_warps(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %ov = tile.view %o sizes(%n) strides(%c0) : !tile.ptr<f32> -> !tile.tensor<?x4xf32>
+  %x = tile.load_tile %ov[%c0, %c0] : !tile.tensor<?x4xf32> -> tensor<128x4xf32>
+  %t = tile.transpose %x perm [1, 0] : tensor<128x4xf32> -> tensor<4x128xf32>
+  %r = tile.reduce sum %t axis 1 : tensor<4x128xf32> -> tensor<4xf32>
+  %ov1 = tile.view %o sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+  tile.store_tile %r, %ov1[%c0] : tensor<4xf32>, !tile.tensor<?xf32>
+  tile.return
+}
