@@ -11,6 +11,6 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build
 echo "setup: kernels compiled to PTX:"
 ls -1 build/kernels/*.ptx
-if [ -x build/examples/clean_logits/clean-logits-example ]; then
-  build/examples/clean_logits/clean-logits-example
+if [ -x build/examples/lightning_indexer/lightning-indexer-example ]; then
+  build/examples/lightning_indexer/lightning-indexer-example
 fi

@@ -10,7 +10,7 @@ mkdir -p "$out"
 status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 echo "== gpu-tests"; ./gpu-tests 2>&1 | tee "$out/gpu-tests.log" | tail -n 25; [ "${PIPESTATUS[0]}" = 0 ] || status=1
-echo "== example"; ./clean-logits-example 2>&1 | tee "$out/example.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+echo "== example"; ./lightning-indexer-example 2>&1 | tee "$out/example.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
 echo "== sass"
 for c in cubin/*.cubin; do
   cuobjdump --dump-sass "$c" > "$out/$(basename "$c" .cubin).sass" 2>&1

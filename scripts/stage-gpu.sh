@@ -9,7 +9,7 @@ out=$root/.gpu
 grep -qx '/.gpu/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >> "$root/.git/info/exclude"
 rm -rf "$out" && mkdir -p "$out/cubin"
 cp "$build/tests/gpu-tests" "$build/bench/minitile-bench" \
-   "$build/examples/clean_logits/clean-logits-example" "$out/"
+   "$build/examples/lightning_indexer/lightning-indexer-example" "$out/"
 for k in $(grep -o 'MINITILE_SHIPPED_KERNELS:INTERNAL=.*' "$build/CMakeCache.txt" | cut -d= -f2 | tr ';' ' '); do
   "$build/tools/minitile" compile "$k" --emit cubin -o "$out/cubin/$k.cubin"
 done
