@@ -276,9 +276,36 @@ static ParseResult parseLoopHeader(OpAsmParser &parser, OperationState &result,
   return success();
 }
 
+/// The region of a loop (its block arguments given) and its attributes.
+template <typename Loop>
+static ParseResult parseLoopBody(OpAsmParser &parser, OperationState &result,
+                                 ArrayRef<OpAsmParser::Argument> regionArgs) {
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, regionArgs))
+    return failure();
+  Loop::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
 static void printLoopHeader(OpAsmPrinter &p, Value iv, Value lb, Value ub,
                             Value step) {
   p << " " << iv << " = " << lb << " to " << ub << " step " << step;
+}
+
+/// The body of a loop being built: one block taking the index (and the
+/// iter_args), ended by a tile.yield when nothing is carried.
+static void addLoopBody(OpBuilder &b, OperationState &state, ValueRange initArgs = {}) {
+  Region *body = state.addRegion();
+  Block *block = new Block;
+  body->push_back(block);
+  block->addArgument(b.getIndexType(), state.location);
+  for (Value init : initArgs)
+    block->addArgument(init.getType(), state.location);
+  if (initArgs.empty()) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(block);
+    YieldOp::create(b, state.location);
+  }
 }
 
 ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
@@ -299,11 +326,7 @@ ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
                                result.operands))
       return failure();
   }
-  Region *body = result.addRegion();
-  if (parser.parseRegion(*body, regionArgs))
-    return failure();
-  ForOp::ensureTerminator(*body, parser.getBuilder(), result.location);
-  return parser.parseOptionalAttrDict(result.attributes);
+  return parseLoopBody<ForOp>(parser, result, regionArgs);
 }
 
 void ForOp::print(OpAsmPrinter &p) {
@@ -328,17 +351,7 @@ void ForOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
   state.addOperands({lb, ub, step});
   state.addOperands(initArgs);
   state.addTypes(initArgs.getTypes());
-  Region *body = state.addRegion();
-  Block *block = new Block;
-  body->push_back(block);
-  block->addArgument(b.getIndexType(), state.location);
-  for (Value init : initArgs)
-    block->addArgument(init.getType(), state.location);
-  if (initArgs.empty()) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToEnd(block);
-    YieldOp::create(b, state.location);
-  }
+  addLoopBody(b, state, initArgs);
 }
 
 LogicalResult ForOp::verify() {
@@ -362,11 +375,7 @@ ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::Argument> regionArgs(1);
   if (parseLoopHeader(parser, result, regionArgs[0]))
     return failure();
-  Region *body = result.addRegion();
-  if (parser.parseRegion(*body, regionArgs))
-    return failure();
-  ParallelOp::ensureTerminator(*body, parser.getBuilder(), result.location);
-  return parser.parseOptionalAttrDict(result.attributes);
+  return parseLoopBody<ParallelOp>(parser, result, regionArgs);
 }
 
 void ParallelOp::print(OpAsmPrinter &p) {
@@ -383,13 +392,7 @@ void ParallelOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
   state.addOperands({lb, ub, step});
   if (acrossX)
     state.addAttribute(getAcrossXAttrName(state.name), b.getUnitAttr());
-  Region *body = state.addRegion();
-  Block *block = new Block;
-  body->push_back(block);
-  block->addArgument(b.getIndexType(), state.location);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(block);
-  YieldOp::create(b, state.location);
+  addLoopBody(b, state);
 }
 
 LogicalResult ParallelOp::verify() {
@@ -616,11 +619,7 @@ ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
   Builder &b = parser.getBuilder();
   result.addAttribute("stages", b.getI64IntegerAttr(stages));
   result.addAttribute("groups", b.getI64IntegerAttr(groups));
-  Region *body = result.addRegion();
-  if (parser.parseRegion(*body, regionArgs))
-    return failure();
-  PipelinedOp::ensureTerminator(*body, parser.getBuilder(), result.location);
-  return parser.parseOptionalAttrDict(result.attributes);
+  return parseLoopBody<PipelinedOp>(parser, result, regionArgs);
 }
 
 void PipelinedOp::print(OpAsmPrinter &p) {
@@ -639,13 +638,7 @@ void PipelinedOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
   state.addOperands({lb, ub, step});
   state.addAttribute(getStagesAttrName(state.name), b.getI64IntegerAttr(stages));
   state.addAttribute(getGroupsAttrName(state.name), b.getI64IntegerAttr(groups));
-  Region *body = state.addRegion();
-  Block *block = new Block;
-  body->push_back(block);
-  block->addArgument(b.getIndexType(), state.location);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToEnd(block);
-  YieldOp::create(b, state.location);
+  addLoopBody(b, state);
 }
 
 LogicalResult PipelinedOp::verify() {
