@@ -15,7 +15,9 @@
 #include "make_causal_cu_seqlens.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -75,6 +77,7 @@ void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
   DeviceBuffer<float> logits(host);
   double ms = medianMs([&] { clean(logits.get(), ks.get(), ke.get(), S, T, nullptr); });
   double gbs = masked * 4.0 / ms / 1e6;
+  std::fflush(stdout);
   std::printf("%-22s S=%lld S_kv=%lld ratio=%lld | %7.1f us | %.1f MB of -inf | "
               "%.0f GB/s written | %.0f%% of the copy's %.0f GB/s\n",
               name, (long long)S, (long long)T, (long long)ratio, ms * 1e3,
@@ -131,12 +134,21 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
         5, S >= 65536 ? 20 : 50);
     std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld | %8.3f ms | %6.1f useful TFLOP/s\n",
                 v.name, (long long)S, (long long)T, (long long)ratio, ms, flop / ms / 1e9);
+    std::fflush(stdout);
   }
 }
 
 } // namespace
 
+/// minitile-bench [clean|indexer|all] [S ...]: which kernels, and for the
+/// indexer which sequence lengths (S_kv = S / 4); all of them by default.
 int main(int argc, char **argv) {
+  std::string what = argc > 1 ? argv[1] : "all";
+  std::vector<int64_t> lengths;
+  for (int i = 2; i < argc; ++i)
+    lengths.push_back(std::atoll(argv[i]));
+  if (lengths.empty())
+    lengths = {4096, 16384, 65536};
   std::string why;
   if (!minitile::rt::available(&why)) {
     std::printf("minitile-bench: no GPU (%s)\n", why.c_str());
@@ -148,6 +160,7 @@ int main(int argc, char **argv) {
                 minitile::rt::multiprocessorCount());
     double copy = copyGBs(size_t(1) << 30);
     std::printf("device-to-device copy, 1 GiB: %.0f GB/s (read + write)\n", copy);
+    std::fflush(stdout);
     struct {
       const char *name;
       CleanFn fn;
@@ -157,6 +170,8 @@ int main(int argc, char **argv) {
                     {"clean_logits_t128_r2", minitile::kernels::clean_logits_t128_r2},
                     {"clean_logits_t256_r1", minitile::kernels::clean_logits_t256_r1}};
     for (auto [S, T] : {std::pair<int64_t, int64_t>{16384, 4096}, {65536, 16384}}) {
+      if (what == "indexer")
+        break;
       // References moving as many bytes as clean_logits writes (causal, ratio 4:
       // about half of S * S_kv floats): a copy of half that (read + write) and
       // a memset of all of it.
@@ -166,8 +181,9 @@ int main(int argc, char **argv) {
       for (auto &v : variants)
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
     }
-    for (int64_t S : {4096, 16384, 65536})
-      benchIndexer(S, S / 4, 4);
+    if (what != "clean")
+      for (int64_t S : lengths)
+        benchIndexer(S, S / 4, 4);
   } catch (const minitile::rt::Error &e) {
     std::fprintf(stderr, "minitile-bench: %s\n", e.what());
     return 1;
