@@ -77,7 +77,6 @@ void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
   DeviceBuffer<float> logits(host);
   double ms = medianMs([&] { clean(logits.get(), ks.get(), ke.get(), S, T, nullptr); });
   double gbs = masked * 4.0 / ms / 1e6;
-  std::fflush(stdout);
   std::printf("%-22s S=%lld S_kv=%lld ratio=%lld | %7.1f us | %.1f MB of -inf | "
               "%.0f GB/s written | %.0f%% of the copy's %.0f GB/s\n",
               name, (long long)S, (long long)T, (long long)ratio, ms * 1e3,
@@ -134,7 +133,6 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
         5, S >= 65536 ? 20 : 50);
     std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld | %8.3f ms | %6.1f useful TFLOP/s\n",
                 v.name, (long long)S, (long long)T, (long long)ratio, ms, flop / ms / 1e9);
-    std::fflush(stdout);
   }
 }
 
@@ -143,6 +141,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
 /// minitile-bench [clean|indexer|all] [S ...]: which kernels, and for the
 /// indexer which sequence lengths (S_kv = S / 4); all of them by default.
 int main(int argc, char **argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line out at once
   std::string what = argc > 1 ? argv[1] : "all";
   std::vector<int64_t> lengths;
   for (int i = 2; i < argc; ++i)
@@ -160,7 +159,6 @@ int main(int argc, char **argv) {
                 minitile::rt::multiprocessorCount());
     double copy = copyGBs(size_t(1) << 30);
     std::printf("device-to-device copy, 1 GiB: %.0f GB/s (read + write)\n", copy);
-    std::fflush(stdout);
     struct {
       const char *name;
       CleanFn fn;
