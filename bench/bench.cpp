@@ -120,7 +120,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
     const char *name;
     IndexerFn fn;
     bool unfused;
-  } variants[] = {{"indexer_fwd (wg=3, s=4)", minitile::kernels::indexer_fwd, false},
+  } variants[] = {{"indexer_fwd (shipped)", minitile::kernels::indexer_fwd, false},
                   {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
                   {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false}};
   for (auto &v : variants) {
