@@ -485,12 +485,17 @@ Value splat(Arg v, int lanes, SourceLoc loc) {
   if (lanes < 1)
     throw Error(loc, "splat() takes a positive lane count, not " +
                          std::to_string(lanes));
-  mlir::Value x = detail::materialize(k, v, std::nullopt, "splat()");
-  if (llvm::isa<mlir::VectorType>(x.getType()))
+  if (Access::isConstant(v)) {
+    mlir::Type element = Access::isBoolConstant(v) ? k.b.getI1Type()
+                         : Access::isFloatConstant(v) ? mlir::Type(k.b.getF32Type())
+                                                      : mlir::Type(k.b.getIndexType());
+    auto vec = mlir::VectorType::get({lanes}, element);
+    return Access::make(&k, detail::materialize(k, v, vec, "splat()"));
+  }
+  mlir::Value x = Access::get(Access::value(v));
+  if (llvm::isa<mlir::ShapedType>(x.getType()))
     throw Error(loc, "splat() takes a scalar, not " + typeName(x.getType()));
   auto vec = mlir::VectorType::get({lanes}, x.getType());
-  if (Access::isConstant(v))
-    return Access::make(&k, detail::materialize(k, v, vec, "splat()"));
   return Access::make(&k, minitile::tile::SplatOp::create(k.b, k.loc(loc), vec, x));
 }
 

@@ -179,11 +179,9 @@ private:
 
     if (auto c = llvm::dyn_cast<arith::ConstantOp>(op)) {
       auto dense = llvm::cast<DenseElementsAttr>(c.getValue());
-      auto type = llvm::cast<RankedTensorType>(c.getType());
       Value scalar = arith::ConstantOp::create(
           b, loc, llvm::cast<TypedAttr>(dense.getSplatValue<Attribute>()));
       regs(c.getResult()) = Registers(layout(c.getResult()).getNumRegs(), scalar);
-      (void)type;
       return success();
     }
     if (op->getDialect() && op->getDialect()->getNamespace() == "arith" &&

@@ -247,19 +247,13 @@ void sliceProducer(Region &region) {
     op->erase();
 }
 
-LogicalResult specialise(KernelOp kernel, ArrayRef<PipelinedOp> loops) {
+LogicalResult specialise(KernelOp kernel,
+                         MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
   Location loc = kernel.getLoc();
   int64_t threads = kernel.getNumThreads();
   Block &entry = kernel.getBody().front();
 
   // Shared tiles live at the kernel's entry; a pipelined body's, per stage.
-  SmallVector<std::pair<PipelinedOp, Body>> bodies;
-  for (PipelinedOp loop : loops) {
-    FailureOr<Body> body = analyse(loop);
-    if (failed(body))
-      return failure();
-    bodies.emplace_back(loop, *body);
-  }
   SmallVector<Operation *> allocs;
   kernel.walk([&](Operation *op) {
     if (llvm::isa<AllocSharedOp, AllocLocalOp>(op))
@@ -348,6 +342,7 @@ struct PipelineLoops : minitile::tile::impl::TilePipelineBase<PipelineLoops> {
       bool canSpecialise = block[1] == 1 && block[2] == 1 && block[0] % 128 == 0 &&
                            block[0] + kProducerThreads <= 1024 &&
                            kernel.getProducerThreads() == 0;
+      SmallVector<std::pair<PipelinedOp, Body>> bodies;
       for (PipelinedOp loop : loops) {
         FailureOr<Body> body = analyse(loop);
         if (failed(body))
@@ -356,13 +351,14 @@ struct PipelineLoops : minitile::tile::impl::TilePipelineBase<PipelineLoops> {
           std::string why;
           canSpecialise = canSpecialise && tmaEligible(copy, why);
         }
+        bodies.emplace_back(loop, *body);
       }
       if (!canSpecialise) {
         for (PipelinedOp loop : loops)
           makeSerial(loop);
         continue;
       }
-      if (failed(specialise(kernel, loops)))
+      if (failed(specialise(kernel, bodies)))
         return signalPassFailure();
     }
   }

@@ -130,7 +130,6 @@ FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
   int64_t e = elementBytes(element);
 
   // Walk to the root view, noting the dimensions tile.select fixed.
-  SmallVector<std::pair<int64_t, Value>> fixed; // root dim -> index
   Value source = copy.getSource();
   SmallVector<SelectOp> selects;
   while (auto select = source.getDefiningOp<SelectOp>()) {
@@ -138,10 +137,6 @@ FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
     source = select.getSource();
   }
   auto root = source.getDefiningOp<ViewOp>();
-  if (!root || !launch) {
-    why = "its source is not a view of a kernel argument";
-    return failure();
-  }
   GlobalTensorType rootType = root.getResult().getType();
   unsigned rank = rootType.getRank();
   // Root dimension of each dimension of the copy's source.
@@ -154,29 +149,12 @@ FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
     fixedIndex[d] = select.getIndex();
     dimOf.erase(dimOf.begin() + select.getDim());
   }
-  if (rank > 5) {
-    why = "the tensor has more than 5 dimensions";
-    return failure();
-  }
 
   // The box in root dimensions, the innermost split into swizzle panels.
   SmallVector<int64_t> box(rank, 1);
   for (auto [i, d] : llvm::enumerate(dimOf))
     box[d] = copy.getBox()[i];
   int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : box.back();
-  if (box.back() % panel || panel * e % 16) {
-    why = "the tile's rows do not split into 16-byte multiples";
-    return failure();
-  }
-  for (int64_t x : box)
-    if (x > 256) {
-      why = "a box extent exceeds 256";
-      return failure();
-    }
-  if (!dest.getSwizzle() && box.back() * e > 256) {
-    why = "an unswizzled row of the box exceeds the TMA's inner box";
-    return failure();
-  }
 
   // The launcher: the tensor map of the root view.
   IRMapping map;
