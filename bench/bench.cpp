@@ -93,12 +93,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
   const int64_t H = 64, D = 128;
   std::mt19937 rng(std::random_device{}());
   std::normal_distribution<float> normal;
-  auto bf = [&] {
-    float f = normal(rng);
-    uint32_t u;
-    std::memcpy(&u, &f, 4);
-    return bf16{uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16)};
-  };
+  auto bf = [&] { return bf16::fromFloat(normal(rng)); };
   std::vector<bf16> hq(S * H * D), hkv(T * D);
   for (bf16 &x : hq)
     x = bf();

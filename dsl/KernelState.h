@@ -127,6 +127,9 @@ KernelState &kernelFor(std::initializer_list<const Arg *> args,
 mlir::Value materialize(KernelState &k, const Arg &a,
                         std::optional<mlir::Type> like, const char *what);
 
+/// "[4, 64]": a shape in diagnostics.
+std::string shapeText(llvm::ArrayRef<int64_t> shape);
+
 /// DType of an MLIR scalar (or vector element) type.
 DType dtypeOf(mlir::Type t);
 std::string describe(mlir::Type t);

@@ -12,12 +12,7 @@ using detail::KernelState;
 
 namespace {
 
-std::string shapeText(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
+using detail::shapeText;
 
 int64_t product(llvm::ArrayRef<int64_t> shape) {
   int64_t n = 1;

@@ -31,6 +31,13 @@ DType dtypeOf(mlir::Type t) {
   return DType::f64;
 }
 
+std::string shapeText(llvm::ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 std::string describe(mlir::Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -134,13 +141,6 @@ mlir::Value widen(KernelState &k, mlir::Value v, mlir::Type to, mlir::Location l
 
 std::string typeName(mlir::Type t) { return detail::describe(t); }
 
-std::string shapeName(llvm::ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 /// A scalar made into a fragment of `shape` (every element a copy).
 mlir::Value toFragment(KernelState &k, mlir::Value v, llvm::ArrayRef<int64_t> shape,
                        mlir::Location loc) {
@@ -184,7 +184,7 @@ std::pair<mlir::Value, mlir::Value> unify(KernelState &k, const Arg &a,
   auto fy = llvm::dyn_cast<mlir::RankedTensorType>(y.getType());
   if (fx && fy && fx.getShape() != fy.getShape())
     throw Error(where, std::string("operands of ") + what + " are fragments of " +
-                           shapeName(fx.getShape()) + " and " + shapeName(fy.getShape()) +
+                           detail::shapeText(fx.getShape()) + " and " + detail::shapeText(fy.getShape()) +
                            ": broadcast() one to the other's shape");
   if (fx && !fy && !llvm::isa<mlir::VectorType>(y.getType()))
     y = toFragment(k, y, fx.getShape(), loc);
@@ -414,8 +414,8 @@ Value select(Arg cond, Arg ifTrue, Arg ifFalse) {
   if (auto fc = llvm::dyn_cast<mlir::RankedTensorType>(c.getType())) {
     auto fx = llvm::dyn_cast<mlir::RankedTensorType>(x.getType());
     if (fx && fx.getShape() != fc.getShape())
-      throw Error(cond.loc(), "select() of " + shapeName(fx.getShape()) +
-                                  " values under a " + shapeName(fc.getShape()) +
+      throw Error(cond.loc(), "select() of " + detail::shapeText(fx.getShape()) +
+                                  " values under a " + detail::shapeText(fc.getShape()) +
                                   " condition");
     if (!fx) {
       x = toFragment(k, x, fc.getShape(), loc);

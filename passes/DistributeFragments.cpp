@@ -442,15 +442,9 @@ private:
             arith::AddIOp::create(b, loc, offset[d], cidx(b, loc, c[d])));
       return l;
     };
-    auto barrier = [&] {
-      if (kernel_.getProducerThreads())
-        BarrierOp::create(b, loc, 1, kernel_.getNumComputeThreads());
-      else
-        BarrierOp::create(b, loc, 0, 0);
-    };
     for (int64_t r = 0; r < int64_t(out.size()); ++r)
       SharedStoreOp::create(b, loc, out[r], scratch, slot, linear(r));
-    barrier();
+    createComputeBarrier(b, loc, kernel_);
     for (int64_t r = 0; r < int64_t(out.size()); ++r) {
       Value acc;
       for (int64_t p = 0; p < partials; ++p) {
@@ -459,7 +453,7 @@ private:
       }
       out[r] = acc;
     }
-    barrier();
+    createComputeBarrier(b, loc, kernel_);
     return success();
   }
 

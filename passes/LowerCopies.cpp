@@ -27,14 +27,6 @@ Value constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// bar.sync for the compute threads.
-void computeBarrier(OpBuilder &b, Location loc, KernelOp kernel) {
-  if (kernel.getProducerThreads())
-    BarrierOp::create(b, loc, 1, kernel.getNumComputeThreads());
-  else
-    BarrierOp::create(b, loc, 0, 0);
-}
-
 bool inLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); !llvm::isa<KernelOp>(p); p = p->getParentOp())
     if (llvm::isa<ForOp, PipelinedOp>(p))
@@ -53,7 +45,7 @@ void lowerToTma(CopyOp copy, const TmaCopy &plan, KernelOp kernel) {
   Value phase;
   if (loop) {
     // Its readers are done with the tile before it is overwritten.
-    computeBarrier(b, loc, kernel);
+    createComputeBarrier(b, loc, kernel);
     OpBuilder entry = OpBuilder::atBlockBegin(&kernel.getBody().front());
     phase = AllocLocalOp::create(entry, loc, LocalType::get(b.getContext(), b.getIndexType()));
     LocalStoreOp::create(entry, loc, constant(entry, loc, 0), phase);
@@ -83,7 +75,7 @@ void lowerToPlainCopy(CopyOp copy, KernelOp kernel) {
   ArrayRef<int64_t> box = copy.getBox();
   auto view = copy.getSource();
   if (inLoop(copy))
-    computeBarrier(b, loc, kernel);
+    createComputeBarrier(b, loc, kernel);
 
   Value tid = arith::SubIOp::create(b, loc, ThreadIdOp::create(b, loc, Dim::x),
                                     constant(b, loc, kernel.getProducerThreads()));
@@ -123,7 +115,7 @@ void lowerToPlainCopy(CopyOp copy, KernelOp kernel) {
   SharedStoreOp::create(body, loc, read.getResult(0), copy.getDest(), row, col);
   b.setInsertionPointAfter(loop);
   FenceProxyAsyncOp::create(b, loc);
-  computeBarrier(b, loc, kernel);
+  createComputeBarrier(b, loc, kernel);
   copy.erase();
 }
 

@@ -39,8 +39,13 @@ public:
 int64_t elementBytes(mlir::Type type);
 
 class ViewOp;
+class KernelOp;
 /// The tile.view a tensor value derives from through tile.select, or null.
 ViewOp rootView(mlir::Value tensor);
+/// bar.sync for the compute threads of `kernel`: barrier 0 for the whole
+/// block, or named barrier 1 for the compute threads of a warp-specialised one.
+void createComputeBarrier(mlir::OpBuilder &b, mlir::Location loc, KernelOp kernel);
+
 /// The size of dimension `dim` of a tensor value (from its root view).
 mlir::Value viewSize(mlir::OpBuilder &b, mlir::Value tensor, unsigned dim);
 

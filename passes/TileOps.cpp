@@ -176,6 +176,13 @@ ViewOp minitile::tile::rootView(Value tensor) {
   return tensor.getDefiningOp<ViewOp>();
 }
 
+void minitile::tile::createComputeBarrier(OpBuilder &b, Location loc, KernelOp kernel) {
+  if (kernel.getProducerThreads())
+    BarrierOp::create(b, loc, 1, kernel.getNumComputeThreads());
+  else
+    BarrierOp::create(b, loc, 0, 0);
+}
+
 Value minitile::tile::viewSize(OpBuilder &b, Value tensor, unsigned dim) {
   while (auto select = tensor.getDefiningOp<SelectOp>()) {
     if (dim >= select.getDim())

@@ -24,24 +24,11 @@ namespace {
 
 std::mt19937 rng{std::random_device{}()};
 
-bf16 toBf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return bf16{uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16)};
-}
-
-double fromBf16(bf16 b) {
-  uint32_t u = uint32_t(b.bits) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 std::vector<bf16> randomBf16(size_t n) {
   std::normal_distribution<float> normal;
   std::vector<bf16> v(n);
   for (bf16 &x : v)
-    x = toBf16(normal(rng));
+    x = bf16::fromFloat(normal(rng));
   return v;
 }
 
@@ -70,7 +57,8 @@ int64_t checkIndexer(const std::vector<float> &out, const std::vector<bf16> &q,
         for (int64_t h = 0; h < H; ++h) {
           double dot = 0;
           for (int64_t d = 0; d < D; ++d)
-            dot += fromBf16(q[((s * B + b) * H + h) * D + d]) * fromBf16(kv[(t * B + b) * D + d]);
+            dot += double(q[((s * B + b) * H + h) * D + d].toFloat()) *
+                   kv[(t * B + b) * D + d].toFloat();
           sum += std::max(dot, 0.0) * w[(s * B + b) * H + h];
         }
         ref[t] = sum;

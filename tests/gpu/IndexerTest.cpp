@@ -24,19 +24,6 @@ using minitile::rt::DeviceBuffer;
 
 namespace {
 
-bf16 toBf16(float f) {
-  uint32_t u = bits(f);
-  u += 0x7fff + ((u >> 16) & 1); // round to nearest even
-  return bf16{uint16_t(u >> 16)};
-}
-
-double fromBf16(bf16 b) {
-  uint32_t u = uint32_t(b.bits) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
 enum class Windows { causal1, causal4, random, empty, pastEnd };
 
 const char *name(Windows w) {
@@ -89,9 +76,9 @@ struct Problem {
     kv.resize(T * B * D);
     w.resize(S * B * H);
     for (bf16 &x : q)
-      x = toBf16(normal(rng()));
+      x = bf16::fromFloat(normal(rng()));
     for (bf16 &x : kv)
-      x = toBf16(normal(rng()));
+      x = bf16::fromFloat(normal(rng()));
     float scale = 1.0f / std::sqrt(float(H * D));
     for (float &x : w)
       x = normal(rng()) * scale; // both signs
@@ -108,7 +95,7 @@ struct Problem {
       const bf16 *kr = &kv[(t * B + b) * D];
       double dot = 0;
       for (int64_t d = 0; d < D; ++d)
-        dot += fromBf16(qr[d]) * fromBf16(kr[d]);
+        dot += double(qr[d].toFloat()) * kr[d].toFloat();
       sum += std::max(dot, 0.0) * w[(s * B + b) * H + h];
     }
     return sum;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,18 @@ int multiprocessorCount();
 /// 16-bit float elements, as the launchers' pointer types spell them.
 struct bf16 {
   uint16_t bits;
+  /// The nearest bf16 (ties to even).
+  static bf16 fromFloat(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return bf16{uint16_t((u + 0x7fff + ((u >> 16) & 1)) >> 16)};
+  }
+  float toFloat() const {
+    uint32_t u = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
 };
 struct f16 {
   uint16_t bits;
