@@ -13,12 +13,13 @@
 
 namespace minitile {
 
-/// Runs `gen.generate()` and returns a verified module holding `tile.host
-/// @name` and `tile.kernel @name_kernel`. Throws minitile::Error on misuse,
+/// Runs `gen.generate()` for `target` and returns a verified module holding
+/// `tile.host @name` and `tile.kernel @name_kernel`, marked `tile.target`. Throws minitile::Error on misuse,
 /// with the user's file and line.
 mlir::OwningOpRef<mlir::ModuleOp> buildKernel(mlir::MLIRContext &ctx,
                                               Generator &gen,
                                               const std::string &name,
-                                              const std::string &doc = "");
+                                              const std::string &doc = "",
+                                              const Target &target = Target::defaultTarget());
 
 } // namespace minitile

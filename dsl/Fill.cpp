@@ -4,12 +4,13 @@
 namespace minitile {
 using detail::Access;
 
-void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value, Across across,
-          SourceLoc loc) {
+void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across, SourceLoc loc) {
   if (t.rank() != 1)
     throw Error(loc, "fill() takes a rank-1 tensor; '" + t.name() + "' has rank " +
-                         std::to_string(t.rank()) + " (select() a row of it)");
-  detail::KernelState &state = detail::kernelFor({&lo, &hi, &value}, loc);
+                         std::to_string(t.rank()) + " (slice() a row of it)");
+  detail::KernelState &state = detail::checked(Access::kernelOfTensor(t), loc);
+  detail::kernelFor({&lo, &hi, &value}, loc);
+  Kernel k(&state);
   mlir::Value v = detail::materialize(state, value, state.type(t.dtype()), "fill()");
   if (v.getType() != state.type(t.dtype()))
     throw Error(loc, "fill() of '" + t.name() + "' (" + dtypeName(t.dtype()) +

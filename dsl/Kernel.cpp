@@ -38,10 +38,12 @@ KernelState &checked(uint64_t kernel, const SourceLoc &loc) {
 
 static std::atomic<uint64_t> kernelIds{0};
 
-KernelState::KernelState(mlir::MLIRContext &context, const std::string &name)
-    : id(++kernelIds), ctx(&context), b(&context), hostB(&context) {
+KernelState::KernelState(mlir::MLIRContext &context, const std::string &name,
+                         const Target &target)
+    : id(++kernelIds), ctx(&context), target(&target), b(&context), hostB(&context) {
   mlir::Location unknown = mlir::UnknownLoc::get(ctx);
   module = mlir::ModuleOp::create(unknown);
+  module->setAttr(tile::kTargetAttrName, b.getStringAttr(target.arch));
   b.setInsertionPointToEnd(module.getBody());
   auto noArgs = b.getFunctionType({}, {});
   host = tile::HostOp::create(b, unknown, name, noArgs, mlir::ArrayAttr(),
@@ -143,6 +145,8 @@ mlir::Value KernelState::toHost(mlir::Value v, const SourceLoc &use,
 } // namespace detail
 
 Kernel::Kernel(detail::KernelState *state) : state_(state), id_(state->id) {}
+
+const Target &Kernel::target() const { return *state_->target; }
 
 namespace {
 
@@ -328,14 +332,14 @@ std::optional<int64_t> Tensor::staticSize(int d) const {
   return d >= 0 && d < rank() ? static_[d] : std::nullopt;
 }
 
-Tensor Tensor::select(int dim, Arg i, SourceLoc loc) const {
+Tensor Tensor::slice(int dim, Arg i, SourceLoc loc) const {
   if (rank() < 2)
-    throw Error(loc, "select() of '" + name_ + "', which has rank " +
+    throw Error(loc, "slice() of '" + name_ + "', which has rank " +
                          std::to_string(rank()) + "; it needs rank 2 or more");
   if (dim < 0 || dim >= rank())
     throw Error(loc, "'" + name_ + "' has no dimension " + std::to_string(dim));
   if (dim == rank() - 1)
-    throw Error(loc, "select() cannot fix the innermost dimension of '" + name_ +
+    throw Error(loc, "slice() cannot fix the innermost dimension of '" + name_ +
                          "': the view's innermost stride would not be 1");
   KernelState &k = checked(kernel_, loc);
   checkIndices(*this, [&] {
@@ -343,12 +347,12 @@ Tensor Tensor::select(int dim, Arg i, SourceLoc loc) const {
     idx[dim] = i;
     return idx;
   }(), loc);
-  mlir::Value index = indexValue(k, i, "select()");
+  mlir::Value index = indexValue(k, i, "slice()");
   auto type = llvm::cast<tile::GlobalTensorType>(Access::viewOf(*this).getType());
   llvm::SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + dim);
   auto resultType = tile::GlobalTensorType::get(k.ctx, shape, type.getElementType());
-  auto op = tile::SelectOp::create(k.b, k.loc(loc), resultType, Access::viewOf(*this),
+  auto op = tile::SliceOp::create(k.b, k.loc(loc), resultType, Access::viewOf(*this),
                                    dim, index);
   std::vector<Value> sizes = sizes_, strides = strides_;
   std::vector<std::optional<int64_t>> statics = static_;
@@ -693,11 +697,12 @@ struct CurrentKernel {
 mlir::OwningOpRef<mlir::ModuleOp> buildKernel(mlir::MLIRContext &ctx,
                                               Generator &gen,
                                               const std::string &name,
-                                              const std::string &doc) {
+                                              const std::string &doc,
+                                              const Target &target) {
   ctx.loadDialect<tile::TileDialect, mlir::arith::ArithDialect>();
   if (detail::current())
     throw std::logic_error("buildKernel() while another kernel is being built");
-  KernelState k(ctx, name);
+  KernelState k(ctx, name, target);
   mlir::OwningOpRef<mlir::ModuleOp> owner(k.module);
   if (!doc.empty())
     k.host.setDocAttr(k.b.getStringAttr(doc));

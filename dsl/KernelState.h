@@ -2,7 +2,7 @@
 #pragma once
 
 #include "minitile/dsl.h"
-#include "passes/TileDialect.h"
+#include "dialect/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -14,10 +14,11 @@
 namespace minitile::detail {
 
 struct KernelState {
-  KernelState(mlir::MLIRContext &ctx, const std::string &name);
+  KernelState(mlir::MLIRContext &ctx, const std::string &name, const Target &target);
 
   uint64_t id; // unique among all kernels built by this process
   mlir::MLIRContext *ctx;
+  const Target *target;     // what the kernel is compiled for
   mlir::ModuleOp module;
   tile::HostOp host;
   tile::KernelOp kernel;
@@ -71,7 +72,6 @@ struct Access {
     return r;
   }
   static uint64_t kernelOf(const Value &v) { return v.kernel_; }
-  static const Arg &arg(const Arg &a) { return a; }
   static bool isConstant(const Arg &a) { return a.isConstant_; }
   static bool isFloatConstant(const Arg &a) { return a.isFloatConstant_; }
   static bool isBoolConstant(const Arg &a) { return a.isBoolConstant_; }
@@ -81,7 +81,6 @@ struct Access {
   static mlir::Value viewOf(const Tensor &t) {
     return mlir::Value::getFromOpaquePointer(t.view_);
   }
-  static Tensor &mutableTensor(Tensor &t) { return t; }
   static void setView(Tensor &t, mlir::Value v) { t.view_ = v.getAsOpaquePointer(); }
   static void fill(Tensor &t, KernelState *k, std::string name, DType dt,
                    Value base, Value offset, std::vector<Value> sizes,
@@ -96,7 +95,6 @@ struct Access {
     t.strides_ = std::move(strides);
     t.static_ = std::move(statics);
   }
-  static const Tensor &tensorOf(const Element &e) { return *e.tensor_; }
   static uint64_t kernelOfTensor(const Tensor &t) { return t.kernel_; }
   static void *sharedImpl(const Shared &s) { return s.impl_; }
   static uint64_t kernelOfShared(const Shared &s) { return s.kernel_; }
@@ -108,7 +106,6 @@ struct Access {
     s.shape_ = std::move(shape);
     s.swizzle_ = swizzle;
   }
-  static const std::vector<Arg> &indicesOf(const Element &e) { return e.indices_; }
 };
 
 /// The kernel being built on this thread (set by buildKernel).

@@ -102,9 +102,9 @@ Shared Kernel::shared(DType t, std::vector<int64_t> shape, SourceLoc loc) {
   return s;
 }
 
-void Kernel::copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
-                  std::vector<int64_t> box, SourceLoc loc) {
-  KernelState &k = detail::checked(id_, loc);
+void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
+          std::vector<int64_t> box, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfTensor(src), loc);
   detail::checked(Access::kernelOfShared(dst), loc);
   checkOrigin(src, origin, loc, "copy()");
   if (box.empty()) {
@@ -131,7 +131,7 @@ void Kernel::copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
 }
 
 void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
-                       Pipeline options) {
+                       PipelinedOptions options) {
   KernelState &k = detail::checked(id_, lo.loc());
   if (options.stages < 1 || options.stages > 16)
     throw Error(lo.loc(), "pipelined(): stages is 1 to 16, not " +

@@ -30,8 +30,8 @@ struct CleanLogits : Generator {
     k.if_(s < S, [&] {
       Value lo = clamp(ks(s), 0, T);
       Value hi = clamp(ke(s), lo, T);
-      fill(k, logits[s], 0, lo, negInf(), Across::x);
-      fill(k, logits[s], hi, T, negInf(), Across::x);
+      fill(logits[s], 0, lo, negInf(), Across::x);
+      fill(logits[s], hi, T, negInf(), Across::x);
     });
   }
 };

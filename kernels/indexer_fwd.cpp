@@ -34,10 +34,12 @@ template <bool Batched> struct IndexerFwd : Generator {
     const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
     const int G = groups ? int(groups) : (H >= 32 ? 3 : 2);
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
-    // as asked for and shared memory holds beside the query tile.
+    // as asked for and the target's shared memory holds beside the query tile
+    // (keeping 8 KiB for barriers and the passes' scratch).
     const int64_t tileBytes = int64_t(BK) * D * 2, queryBytes = int64_t(N) * D * 2;
+    const int64_t budget = k.target().sharedMemoryPerBlock - 8 * 1024;
     int st = (int(stages) + G - 1) / G * G;
-    while (st > G && queryBytes + st * tileBytes > 220 * 1024)
+    while (st > G && queryBytes + st * tileBytes > budget)
       st -= G;
     Value S = k.size("S"), T = k.size("S_kv");
     Value B = Batched ? k.size("B") : Value();
@@ -55,8 +57,8 @@ template <bool Batched> struct IndexerFwd : Generator {
 
     // This block's batch and queries.
     Value b = k.blockId(1);
-    Tensor qb = Batched ? q.select(1, b) : q, kvb = Batched ? kv.select(1, b) : kv;
-    Tensor wb = Batched ? w.select(1, b) : w, out = Batched ? logits[b] : logits;
+    Tensor qb = Batched ? q.slice(1, b) : q, kvb = Batched ? kv.slice(1, b) : kv;
+    Tensor wb = Batched ? w.slice(1, b) : w, out = Batched ? logits[b] : logits;
     Value q0 = k.blockId() * BQ;
 
     // The union of the queries' windows, clamped to [0, S_kv].
@@ -73,7 +75,7 @@ template <bool Batched> struct IndexerFwd : Generator {
     Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
 
     Shared qs = k.shared(DType::bf16, {N, D});
-    k.copy(qb, {q0, 0, 0}, qs, {BQ, H, D});
+    copy(qb, {q0, 0, 0}, qs, {BQ, H, D});
     Value weights = broadcast(reshape(loadTile(wb, {q0, 0}, {BQ, H}), {N}), {BK, N}, {1});
     Value wks = broadcast(loadTile(ks, {q0}, {BQ}), {BK, BQ}, {1});
     Value wke = broadcast(loadTile(ke, {q0}, {BQ}), {BK, BQ}, {1});
@@ -81,7 +83,7 @@ template <bool Batched> struct IndexerFwd : Generator {
     k.pipelined(0, tiles, [&](Value i) {
       Value t0 = start + i * BK;
       Shared kt = k.shared(DType::bf16, {BK, D});
-      k.copy(kvb, {t0, 0}, kt);
+      copy(kvb, {t0, 0}, kt);
       Value s = gemm(kt, qs, /*transposeB=*/true);                         // [BK, N]
       Value logit = reduceSum(reshape(max(s, 0.0) * weights, {BK, BQ, H}), 2); // [BK, BQ]
       Value t = cast(t0, DType::i32) + iota({BK, BQ}, 0);
@@ -97,8 +99,8 @@ template <bool Batched> struct IndexerFwd : Generator {
       Value end = min(start + tiles * BK, T);
       k.serial(0, BQ, [&](Value r) {
         k.if_(q0 + r < S, [&] {
-          fill(k, out[q0 + r], 0, start, negInf());
-          fill(k, out[q0 + r], end, T, negInf());
+          fill(out[q0 + r], 0, start, negInf());
+          fill(out[q0 + r], end, T, negInf());
         });
       });
     }

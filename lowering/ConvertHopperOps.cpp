@@ -1,6 +1,7 @@
-//===- ConvertHopperOps.cpp - the machine-level tile ops to NVVM ----------===//
+//===- ConvertHopperOps.cpp - machine-level ops to NVVM ------------------===//
 //
-// One pattern per op of TileHopperOps.td. Shared tiles and mbarriers are
+// One pattern per op of the hopper dialect (HopperOps.td), and per op of the
+// tile dialect's planned shared memory, barrier and warp shuffle. Shared tiles and mbarriers are
 // `!llvm.ptr<3>` into the kernel's dynamic shared memory, whose base is
 // aligned up to 1024 bytes; tensor maps are kernel parameters passed by value
 // (grid constants), used through their generic address.
@@ -12,6 +13,7 @@
 
 using namespace mlir;
 namespace tile = minitile::tile;
+namespace hopper = minitile::hopper;
 
 namespace minitile {
 
@@ -56,10 +58,10 @@ struct SharedViewLowering : ConvertOpToLLVMPattern<tile::SharedViewOp> {
   }
 };
 
-struct MBarrierOfLowering : ConvertOpToLLVMPattern<tile::MBarrierOfOp> {
+struct MBarrierOfLowering : ConvertOpToLLVMPattern<hopper::MBarrierOfOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::MBarrierOfOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::MBarrierOfOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value bytes = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(), i64(rewriter, loc, 8));
@@ -116,10 +118,10 @@ struct SharedStoreLowering : ConvertOpToLLVMPattern<tile::SharedStoreOp> {
   }
 };
 
-struct MBarrierInitLowering : ConvertOpToLLVMPattern<tile::MBarrierInitOp> {
+struct MBarrierInitLowering : ConvertOpToLLVMPattern<hopper::MBarrierInitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::MBarrierInitOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::MBarrierInitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::MBarrierInitOp>(
         op, adaptor.getBarrier(), i32(rewriter, op.getLoc(), op.getCount()), Value());
@@ -127,10 +129,10 @@ struct MBarrierInitLowering : ConvertOpToLLVMPattern<tile::MBarrierInitOp> {
   }
 };
 
-struct MBarrierArriveLowering : ConvertOpToLLVMPattern<tile::MBarrierArriveOp> {
+struct MBarrierArriveLowering : ConvertOpToLLVMPattern<hopper::MBarrierArriveOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::MBarrierArriveOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::MBarrierArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::MBarrierArriveOp::create(rewriter, op.getLoc(), rewriter.getI64Type(),
                                    adaptor.getBarrier(), Value());
@@ -139,10 +141,10 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<tile::MBarrierArriveOp> {
   }
 };
 
-struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<tile::MBarrierExpectTxOp> {
+struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<hopper::MBarrierExpectTxOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::MBarrierExpectTxOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::MBarrierExpectTxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::MBarrierArriveExpectTxOp::create(rewriter, op.getLoc(), Type(), adaptor.getBarrier(),
                                            i32(rewriter, op.getLoc(), op.getBytes()),
@@ -152,10 +154,10 @@ struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<tile::MBarrierExpectTxO
   }
 };
 
-struct MBarrierWaitLowering : ConvertOpToLLVMPattern<tile::MBarrierWaitOp> {
+struct MBarrierWaitLowering : ConvertOpToLLVMPattern<hopper::MBarrierWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::MBarrierWaitOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::MBarrierWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value parity = LLVM::TruncOp::create(rewriter, loc, rewriter.getI32Type(), adaptor.getParity());
@@ -176,10 +178,10 @@ struct ReplaceWith : ConvertOpToLLVMPattern<From> {
   }
 };
 
-struct FenceProxyAsyncLowering : ConvertOpToLLVMPattern<tile::FenceProxyAsyncOp> {
+struct FenceProxyAsyncLowering : ConvertOpToLLVMPattern<hopper::FenceProxyAsyncOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::FenceProxyAsyncOp op, OpAdaptor,
+  matchAndRewrite(hopper::FenceProxyAsyncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
         op, NVVM::ProxyKind::async_shared,
@@ -193,31 +195,39 @@ struct BarrierLowering : ConvertOpToLLVMPattern<tile::BarrierOp> {
   LogicalResult
   matchAndRewrite(tile::BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    if (op.getThreads() == 0)
-      NVVM::BarrierOp::create(rewriter, loc);
-    else
-      NVVM::BarrierOp::create(rewriter, loc, Type(), i32(rewriter, loc, op.getId()),
-                              i32(rewriter, loc, op.getThreads()), nullptr, Value());
+    NVVM::BarrierOp::create(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
 };
 
-struct ElectOneLowering : ConvertOpToLLVMPattern<tile::ElectOneOp> {
+struct NamedBarrierLowering : ConvertOpToLLVMPattern<hopper::NamedBarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::ElectOneOp op, OpAdaptor,
+  matchAndRewrite(hopper::NamedBarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::BarrierOp::create(rewriter, loc, Type(), i32(rewriter, loc, op.getId()),
+                            i32(rewriter, loc, op.getThreads()), nullptr, Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ElectOneLowering : ConvertOpToLLVMPattern<hopper::ElectOneOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::ElectOneOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::ElectSyncOp>(op, rewriter.getI1Type(), Value());
     return success();
   }
 };
 
-struct SetMaxNRegLowering : ConvertOpToLLVMPattern<tile::SetMaxNRegOp> {
+struct SetMaxNRegLowering : ConvertOpToLLVMPattern<hopper::SetMaxNRegOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::SetMaxNRegOp op, OpAdaptor,
+  matchAndRewrite(hopper::SetMaxNRegOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::SetMaxRegisterOp>(
         op, op.getCount(),
@@ -241,10 +251,10 @@ struct ShuffleXorLowering : ConvertOpToLLVMPattern<tile::ShuffleXorOp> {
   }
 };
 
-struct TmaLoadLowering : ConvertOpToLLVMPattern<tile::TmaLoadOp> {
+struct TmaLoadLowering : ConvertOpToLLVMPattern<hopper::TmaLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::TmaLoadOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::TmaLoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value dst = offsetPtr(rewriter, loc, adaptor.getDest(), i64(rewriter, loc, op.getOffset()));
@@ -256,10 +266,10 @@ struct TmaLoadLowering : ConvertOpToLLVMPattern<tile::TmaLoadOp> {
   }
 };
 
-struct WgmmaDescLowering : ConvertOpToLLVMPattern<tile::WgmmaDescOp> {
+struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::WgmmaDescOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::WgmmaDescOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t swizzle = op.getTile().getType().getSwizzle();
@@ -277,20 +287,20 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<tile::WgmmaDescOp> {
   }
 };
 
-struct WgmmaWaitLowering : ConvertOpToLLVMPattern<tile::WgmmaWaitOp> {
+struct WgmmaWaitLowering : ConvertOpToLLVMPattern<hopper::WgmmaWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::WgmmaWaitOp op, OpAdaptor,
+  matchAndRewrite(hopper::WgmmaWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::WgmmaWaitGroupSyncOp>(op, op.getPending());
     return success();
   }
 };
 
-struct WgmmaLowering : ConvertOpToLLVMPattern<tile::WgmmaOp> {
+struct WgmmaLowering : ConvertOpToLLVMPattern<hopper::WgmmaOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::WgmmaOp op, OpAdaptor adaptor,
+  matchAndRewrite(hopper::WgmmaOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
@@ -325,15 +335,15 @@ struct WgmmaLowering : ConvertOpToLLVMPattern<tile::WgmmaOp> {
 void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = &converter.getContext();
   converter.addConversion([ctx](tile::SharedType) { return sharedPtr(ctx); });
-  converter.addConversion([ctx](tile::MBarrierType) { return sharedPtr(ctx); });
-  converter.addConversion([ctx](tile::TmaDescType) { return LLVM::LLVMPointerType::get(ctx); });
+  converter.addConversion([ctx](hopper::MBarrierType) { return sharedPtr(ctx); });
+  converter.addConversion([ctx](hopper::TmaDescType) { return LLVM::LLVMPointerType::get(ctx); });
   patterns.add<SharedViewLowering, MBarrierOfLowering, SharedLoadLowering, SharedStoreLowering,
                MBarrierInitLowering, MBarrierArriveLowering, MBarrierExpectTxLowering,
-               MBarrierWaitLowering, ReplaceWith<tile::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
-               FenceProxyAsyncLowering, BarrierLowering, ElectOneLowering, SetMaxNRegLowering,
+               MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
+               FenceProxyAsyncLowering, BarrierLowering, NamedBarrierLowering, ElectOneLowering, SetMaxNRegLowering,
                ShuffleXorLowering, TmaLoadLowering, WgmmaDescLowering,
-               ReplaceWith<tile::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
-               ReplaceWith<tile::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
+               ReplaceWith<hopper::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
+               ReplaceWith<hopper::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
                WgmmaWaitLowering, WgmmaLowering>(converter);
 }
 

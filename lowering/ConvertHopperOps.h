@@ -1,7 +1,7 @@
-//===- ConvertHopperOps.h - the machine-level tile ops to NVVM ------------===//
+//===- ConvertHopperOps.h - machine-level ops to NVVM ---------------------===//
 #pragma once
 
-#include "passes/TileDialect.h"
+#include "dialect/HopperDialect.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -13,7 +13,7 @@ namespace minitile {
 inline constexpr const char *kDynamicSharedName = "__minitile_dynamic_shared";
 
 /// Type conversions (shared tiles, mbarriers, tensor maps) and one pattern
-/// per op of TileHopperOps.td.
+/// per hopper op and per planned-shared-memory, barrier and shuffle tile op.
 void populateHopperConversions(mlir::LLVMTypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 

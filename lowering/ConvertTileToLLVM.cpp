@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/ConvertHopperOps.h"
-#include "lowering/Passes.h"
+#include "lowering/LoweringPasses.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -26,11 +26,12 @@
 
 namespace minitile {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
-#include "lowering/Passes.h.inc"
+#include "lowering/LoweringPasses.h.inc"
 } // namespace minitile
 
 using namespace mlir;
 namespace tile = minitile::tile;
+namespace hopper = minitile::hopper;
 
 namespace {
 
@@ -62,12 +63,12 @@ struct KernelOpLowering : ConvertOpToLLVMPattern<tile::KernelOp> {
     fn->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), op.getBlockAttr());
     // setmaxnreg only takes effect with a register cap at entry: one block
     // per multiprocessor.
-    if (!op.getBody().getOps<tile::SetMaxNRegOp>().empty() ||
-        op->walk([](tile::SetMaxNRegOp) { return WalkResult::interrupt(); }).wasInterrupted())
+    if (!op.getBody().getOps<hopper::SetMaxNRegOp>().empty() ||
+        op->walk([](hopper::SetMaxNRegOp) { return WalkResult::interrupt(); }).wasInterrupted())
       fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
     // Tensor maps are passed by value, as grid constants.
     for (auto [i, type] : llvm::enumerate(op.getArgumentTypes()))
-      if (llvm::isa<tile::TmaDescType>(type)) {
+      if (llvm::isa<hopper::TmaDescType>(type)) {
         fn.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
                       TypeAttr::get(LLVM::LLVMArrayType::get(rewriter.getI8Type(), 128)));
         fn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), rewriter.getI64IntegerAttr(64));
@@ -163,10 +164,10 @@ struct ViewOpLowering : ConvertOpToLLVMPattern<tile::ViewOp> {
   }
 };
 
-struct SelectOpLowering : ConvertOpToLLVMPattern<tile::SelectOp> {
+struct SliceOpLowering : ConvertOpToLLVMPattern<tile::SliceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
-  matchAndRewrite(tile::SelectOp op, OpAdaptor adaptor,
+  matchAndRewrite(tile::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t dim = op.getDim();
@@ -414,7 +415,7 @@ struct ConvertTileToLLVM
                                     NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                  GeometryOpLowering<tile::GridDimOp, NVVM::GridDimXOp,
                                     NVVM::GridDimYOp, NVVM::GridDimZOp>,
-                 ViewOpLowering, SelectOpLowering, LoadOpLowering, StoreOpLowering,
+                 ViewOpLowering, SliceOpLowering, LoadOpLowering, StoreOpLowering,
                  ElemsToAlignedOpLowering, SplatOpLowering, AllocLocalOpLowering,
                  LocalLoadOpLowering, LocalStoreOpLowering, ForOpLowering,
                  IfOpLowering, YieldOpLowering>(converter);

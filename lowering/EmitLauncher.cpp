@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/EmitLauncher.h"
-#include "passes/TileDialect.h"
+#include "dialect/HopperDialect.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -34,7 +34,7 @@ std::string cppType(Type t, bool writable = true) {
   if (t.isF64()) return "double";
   if (t.isBF16()) return "minitile::rt::bf16";
   if (t.isF16()) return "minitile::rt::f16";
-  if (llvm::isa<tile::TmaDescType>(t)) return "CUtensorMap";
+  if (llvm::isa<hopper::TmaDescType>(t)) return "CUtensorMap";
   return "";
 }
 
@@ -191,7 +191,7 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
             << c.getAlign() << ");\n";
         return true;
       })
-      .Case([&](tile::MakeTmaDescOp m) {
+      .Case([&](hopper::MakeTmaDescOp m) {
         std::string id = std::to_string(counter_);
         auto list = [&](const char *what, auto &&values) {
           os_ << "  const int64_t " << what << id << "[] = {";
@@ -307,8 +307,6 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
       h << "///   " << host.getArgName(i) << ": ";
       if (auto ptr = llvm::dyn_cast<tile::PtrType>(t)) {
         h << "device pointer to " << ptr.getElementType();
-        if (auto shape = host.getArgAttrOfType<StringAttr>(i, "tile.shape"))
-          h << " " << shape.getValue();
         h << (written.contains(i) ? ", written" : ", read");
       } else {
         h << t << (host.getArgAttr(i, "tile.size") ? " size" : " scalar");

@@ -1,5 +1,5 @@
 //===- NVPTXBackend.cpp - MLIR LLVM dialect -> LLVM IR -> PTX, in process -===//
-#include "lowering/Pipeline.h"
+#include "lowering/Stages.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
 

@@ -1,5 +1,5 @@
 //===- Ptxas.cpp - PTX -> cubin through the CUDA toolkit's ptxas -----------===//
-#include "lowering/Pipeline.h"
+#include "lowering/Stages.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -40,8 +40,7 @@ std::string slurp(llvm::StringRef path) {
 }
 } // namespace
 
-PtxasResult assembleCubin(const std::string &ptx, const Target &target,
-                          bool verbose) {
+PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
   PtxasResult result;
   std::string ptxas = ptxasPath();
   if (ptxas.empty()) {
@@ -64,8 +63,6 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target,
   }
   std::string arch = "-arch=" + target.arch;
   llvm::SmallVector<llvm::StringRef> args{ptxas, arch, "-O3"};
-  if (verbose)
-    args.push_back("-v");
   args.append({in.path.str(), "-o", out.path.str()});
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path.str(),
                                                 log.path.str()};

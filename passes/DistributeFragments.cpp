@@ -18,6 +18,7 @@
 //            descriptors, fenced, committed and waited for.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Barriers.h"
 #include "passes/Layouts.h"
 #include "passes/Passes.h"
 
@@ -34,6 +35,7 @@ namespace minitile::tile {
 
 using namespace mlir;
 using namespace minitile::tile;
+using namespace minitile::hopper;
 
 namespace {
 
@@ -459,6 +461,9 @@ private:
 
   LogicalResult gemm(GemmOp op, OpBuilder &b) {
     Location loc = op.getLoc();
+    const minitile::Target &target = targetOf(op);
+    if (!target.has(minitile::Feature::wgmma))
+      return op.emitOpError("runs on wgmma, which ") << target.arch << " does not have";
     SharedType a = op.getA().getType(), bt = op.getB().getType();
     if (!op.getTransposeB())
       return op.emitOpError("needs B stored [N, K] (transpose_b); [K, N] is not supported yet");

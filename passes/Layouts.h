@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/TileDialect.h"
+#include "dialect/TileDialect.h"
 
 namespace minitile::tile {
 

@@ -7,9 +7,11 @@
 //          compute thread waits for it (a copy in a loop first waits for the
 //          tile's readers, and flips the barrier's phase each time). Otherwise
 //          the compute threads copy element by element, zero outside the
-//          tensor, then fence for the async proxy and meet at a barrier.
+//          tensor, then fence for the async proxy (where the target has one)
+//          and meet at a barrier.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Barriers.h"
 #include "passes/Passes.h"
 #include "passes/TmaCopies.h"
 
@@ -20,6 +22,7 @@ namespace minitile::tile {
 
 using namespace mlir;
 using namespace minitile::tile;
+using namespace minitile::hopper;
 
 namespace {
 
@@ -114,7 +117,9 @@ void lowerToPlainCopy(CopyOp copy, KernelOp kernel) {
   }
   SharedStoreOp::create(body, loc, read.getResult(0), copy.getDest(), row, col);
   b.setInsertionPointAfter(loop);
-  FenceProxyAsyncOp::create(b, loc);
+  // The async proxy (wgmma, TMA) may read the tile next.
+  if (targetOf(kernel).has(minitile::Feature::tma))
+    FenceProxyAsyncOp::create(b, loc);
   createComputeBarrier(b, loc, kernel);
   copy.erase();
 }

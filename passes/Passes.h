@@ -1,7 +1,7 @@
 //===- Passes.h - passes over tile IR -------------------------------------===//
 #pragma once
 
-#include "passes/TileDialect.h"
+#include "dialect/HopperDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace minitile::tile {

@@ -24,17 +24,20 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "::mlir::ModuleOp"> {
 
 def TileLowerCopies : Pass<"tile-lower-copies", "::mlir::ModuleOp"> {
   let summary = "lower tile.copy to TMA box copies on an mbarrier, or a plain copy";
+  let dependentDialects = ["::minitile::hopper::HopperDialect"];
   let options = [Option<"forceFallback", "fallback", "bool", "false",
                         "never use the TMA (to test the plain copy)">];
 }
 
-def TilePipeline : Pass<"tile-pipeline", "::mlir::ModuleOp"> {
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::ModuleOp"> {
   let summary = "feed pipelined loops from a producer warpgroup through mbarrier rings";
   let description = [{
     Warp-specialises kernels whose pipelined loops copy by TMA: a producer
     warpgroup issues the copies of iteration i + stages - 1 while the compute
-    warpgroups work on iteration i. Other pipelined loops become serial.
+    warpgroups work on iteration i. Other pipelined loops become serial, with
+    a remark saying why.
   }];
+  let dependentDialects = ["::minitile::hopper::HopperDialect"];
 }
 
 def TileDistributeFragments : Pass<"tile-distribute-fragments", "::mlir::ModuleOp"> {
@@ -44,6 +47,7 @@ def TileDistributeFragments : Pass<"tile-distribute-fragments", "::mlir::ModuleO
     stores per element with bounds; reductions in registers, shuffles and
     shared memory; gemm to wgmma.
   }];
+  let dependentDialects = ["::minitile::hopper::HopperDialect"];
 }
 
 def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
@@ -51,6 +55,15 @@ def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
   let description = [{
     Gives each tile.alloc_shared (times its stages) an offset, aligned to
     1024 bytes for swizzled tiles and 16 otherwise; sets smem_bytes.
+  }];
+}
+
+def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
+  let summary = "refuse every op the module's target lacks, before LLVM sees it";
+  let description = [{
+    Reads the target from the module's `tile.target` attribute (sm_90a
+    without one) and reports each hopper op that needs a feature the target
+    does not have, at the op's location (the kernel's source line).
   }];
 }
 

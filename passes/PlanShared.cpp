@@ -23,9 +23,6 @@ using namespace minitile::tile;
 
 namespace {
 
-/// Shared memory an sm_90 block can have.
-constexpr int64_t kMaxSharedBytes = 227 * 1024;
-
 struct PlanShared : minitile::tile::impl::TilePlanSharedBase<PlanShared> {
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<KernelOp>()) {
@@ -33,6 +30,8 @@ struct PlanShared : minitile::tile::impl::TilePlanSharedBase<PlanShared> {
       kernel.walk([&](AllocSharedOp alloc) { allocs.push_back(alloc); });
       if (allocs.empty())
         continue;
+      // 1024 bytes of slack for aligning the base.
+      const int64_t limit = targetOf(kernel).sharedMemoryPerBlock;
       int64_t offset = 0;
       for (AllocSharedOp alloc : allocs) {
         SharedType type = alloc.getType();
@@ -55,17 +54,21 @@ struct PlanShared : minitile::tile::impl::TilePlanSharedBase<PlanShared> {
           stage.replaceAllUsesWith(SharedViewOp::create(sb, loc, type, at).getResult());
           stage.erase();
         }
+        offset += stride * alloc.getStages();
+        if (offset + 1024 > limit) {
+          // Named at the tile that does not fit: its line in the kernel.
+          alloc.emitError("this shared tile (")
+              << type.getBytes() * alloc.getStages() << " bytes"
+              << (alloc.getStages() > 1 ? ", all stages" : "")
+              << ") does not fit: the kernel's shared tiles need " << offset + 1024
+              << " bytes so far, and a block on " << targetOf(kernel).arch << " has "
+              << limit;
+          return signalPassFailure();
+        }
         alloc.replaceAllUsesWith(view.getResult());
         alloc.erase();
-        offset += stride * alloc.getStages();
       }
-      int64_t total = offset + 1024;
-      if (total > kMaxSharedBytes) {
-        kernel.emitOpError("needs ") << total << " bytes of shared memory; a block has "
-                                     << kMaxSharedBytes;
-        return signalPassFailure();
-      }
-      kernel.setSmemBytes(total);
+      kernel.setSmemBytes(offset + 1024);
     }
   }
 };

@@ -5,6 +5,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
+using namespace minitile::hopper;
 
 namespace minitile::tile {
 
@@ -80,6 +81,11 @@ Value addKernelArgument(KernelOp kernel, LaunchOp launch, Type type, Value value
 
 bool tmaEligible(CopyOp copy, std::string &why) {
   auto kernel = copy->getParentOfType<KernelOp>();
+  const minitile::Target &target = targetOf(copy);
+  if (!target.has(minitile::Feature::tma)) {
+    why = target.arch + " has no tensor-memory accelerator";
+    return false;
+  }
   SharedType dest = copy.getDest().getType();
   int64_t e = elementBytes(dest.getElementType());
   ViewOp root = rootView(copy.getSource());
@@ -129,12 +135,12 @@ FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
   Type element = dest.getElementType();
   int64_t e = elementBytes(element);
 
-  // Walk to the root view, noting the dimensions tile.select fixed.
+  // Walk to the root view, noting the dimensions tile.slice fixed.
   Value source = copy.getSource();
-  SmallVector<SelectOp> selects;
-  while (auto select = source.getDefiningOp<SelectOp>()) {
-    selects.push_back(select);
-    source = select.getSource();
+  SmallVector<SliceOp> slices;
+  while (auto slice = source.getDefiningOp<SliceOp>()) {
+    slices.push_back(slice);
+    source = slice.getSource();
   }
   auto root = source.getDefiningOp<ViewOp>();
   GlobalTensorType rootType = root.getResult().getType();
@@ -144,10 +150,10 @@ FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
   for (unsigned d = 0; d < rank; ++d)
     dimOf.push_back(d);
   SmallVector<Value> fixedIndex(rank);
-  for (SelectOp select : llvm::reverse(selects)) {
-    int64_t d = dimOf[select.getDim()];
-    fixedIndex[d] = select.getIndex();
-    dimOf.erase(dimOf.begin() + select.getDim());
+  for (SliceOp slice : llvm::reverse(slices)) {
+    int64_t d = dimOf[slice.getDim()];
+    fixedIndex[d] = slice.getIndex();
+    dimOf.erase(dimOf.begin() + slice.getDim());
   }
 
   // The box in root dimensions, the innermost split into swizzle panels.
@@ -258,7 +264,7 @@ Value allocateBarriers(KernelOp kernel, int64_t count, int64_t arrivals, Locatio
     OpBuilder then = OpBuilder::atBlockEnd(&prologue.getThenRegion().emplaceBlock());
     FenceMBarrierInitOp::create(then, loc);
     YieldOp::create(then, loc);
-    BarrierOp::create(b, loc, 0, 0);
+    BarrierOp::create(b, loc);
   }
   Block &then = prologue.getThenRegion().front();
   b.setInsertionPoint(&then, std::prev(then.end(), 2)); // before the fence

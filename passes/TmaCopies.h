@@ -1,7 +1,7 @@
 //===- TmaCopies.h - copies by the tensor-memory accelerator --------------===//
 //
 // A tile.copy can run on the TMA when its source derives (through
-// tile.select) from a tile.view the launcher can describe -- pointer, offset,
+// tile.slice) from a tile.view the launcher can describe -- pointer, offset,
 // sizes and strides computed from the kernel's arguments -- and its box fits
 // the TMA's limits. Planning such a copy adds a tensor map to the launcher
 // and passes it to the kernel as a new !tile.tma_desc argument.
@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "passes/TileDialect.h"
+#include "dialect/HopperDialect.h"
 
 #include "mlir/IR/Builders.h"
 

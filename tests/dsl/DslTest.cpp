@@ -1,6 +1,6 @@
 //===- DslTest.cpp - the DSL builds the IR it should, and reports misuse --===//
 #include "dsl/Build.h"
-#include "lowering/Pipeline.h"
+#include "lowering/Stages.h"
 
 #include "mlir/IR/MLIRContext.h"
 
@@ -141,7 +141,7 @@ TEST(Dsl, FillUsesVectorStores) {
     Value n = k.size("n");
     Tensor x = k.tensor("x", DType::f32, {n});
     launch(k, n);
-    fill(k, x, 0, n, negInf());
+    fill(x, 0, n, negInf());
   });
   EXPECT_NE(ir.find("tile.elems_to_aligned"), std::string::npos) << ir;
   EXPECT_NE(ir.find("vector<4xf32>"), std::string::npos) << ir;
@@ -256,7 +256,7 @@ TEST(DslMisuse, FillOfAMatrix) {
     Tensor x = k.tensor("x", DType::f32, {n, n});
     launch(k, n);
     line = __LINE__ + 1;
-    fill(k, x, 0, n, 0.0);
+    fill(x, 0, n, 0.0);
   });
 }
 
@@ -311,12 +311,12 @@ TEST(DslMisuse, ConditionThatIsNotABool) {
 
 TEST(DslMisuse, SelectOfAVector) {
   unsigned line = 0;
-  expectDslError(line, "select() of 'x', which has rank 1", [&](Kernel &k) {
+  expectDslError(line, "slice() of 'x', which has rank 1", [&](Kernel &k) {
     Value n = k.size("n");
     Tensor x = k.tensor("x", DType::f32, {n});
     launch(k, n);
     line = __LINE__ + 1;
-    x.select(0, 1);
+    x.slice(0, 1);
   });
 }
 
@@ -393,10 +393,10 @@ TEST(DslTiles, BuildsAPipelinedGemm) {
     k.threads(128);
     k.grid(1);
     Shared b = k.shared(DType::bf16, {64, 64});
-    k.copy(a, {0, 0}, b);
+    copy(a, {0, 0}, b);
     k.pipelined(0, n, [&](Value i) {
       Shared t = k.shared(DType::bf16, {64, 64});
-      k.copy(a, {i * 64, 0}, t);
+      copy(a, {i * 64, 0}, t);
       Value s = gemm(t, b, /*transposeB=*/true);
       Value r = reduceMax(max(s, 0.0), 1);
       storeTile(out, {i * 64, 0}, broadcast(r, {64, 64}, {0}));
@@ -445,7 +445,7 @@ TEST(DslTilesMisuse, CopyBoxThatDoesNotFillTheTile) {
     launch(k, n);
     Shared t = k.shared(DType::bf16, {64, 64});
     line = __LINE__ + 1;
-    k.copy(a, {0, 0}, t, {32, 64});
+    copy(a, {0, 0}, t, {32, 64});
   });
 }
 

@@ -1,5 +1,5 @@
 //===- minitile-opt.cpp - run tile passes on an IR file (mlir-opt style) ---===//
-#include "lowering/Pipeline.h"
+#include "lowering/Stages.h"
 #include "passes/Passes.h"
 
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"

@@ -21,15 +21,18 @@ std::string print(mlir::Operation *op) {
   return text;
 }
 
-/// Collects MLIR diagnostics into one line ("file:line: error: message").
+/// Collects the first MLIR error as one line ("file:line: error: message");
+/// prints remarks to stderr when asked to.
 struct DiagnosticCollector {
-  explicit DiagnosticCollector(mlir::MLIRContext &ctx)
-      : handler(&ctx, [this](mlir::Diagnostic &d) {
-          if (d.getSeverity() != mlir::DiagnosticSeverity::Error || !first.empty())
-            return mlir::success();
+  DiagnosticCollector(mlir::MLIRContext &ctx, bool printRemarks)
+      : handler(&ctx, [this, printRemarks](mlir::Diagnostic &d) {
           std::string where;
           if (auto l = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
             where = l.getFilename().str() + ":" + std::to_string(l.getLine()) + ": ";
+          if (d.getSeverity() == mlir::DiagnosticSeverity::Remark && printRemarks)
+            llvm::errs() << where << "remark: " << d.str() << "\n";
+          if (d.getSeverity() != mlir::DiagnosticSeverity::Error || !first.empty())
+            return mlir::success();
           first = where + "error: " + d.str();
           return mlir::success();
         }) {}
@@ -81,9 +84,10 @@ std::string describeParams(const CompileRequest &request) {
 
 CompileResult compile(const CompileRequest &request) {
   CompileResult result;
-  if (!Target::isSupported(request.target.arch)) {
-    result.error = "unknown architecture '" + request.target.arch +
-                   "' (sm_70, sm_75, sm_80, sm_86, sm_89, sm_90, sm_90a)";
+  const Target *target = Target::get(request.arch);
+  if (!target) {
+    result.error = "error: minitile does not compile for '" + request.arch + "' (it takes " +
+                   Target::supportedList() + ")";
     return result;
   }
   std::unique_ptr<Generator> gen = instantiate(request, result.error);
@@ -98,7 +102,7 @@ CompileResult compile(const CompileRequest &request) {
   registerDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
-  DiagnosticCollector diagnostics(ctx);
+  DiagnosticCollector diagnostics(ctx, request.remarks);
 
   std::string name = request.instanceName.empty() ? request.kernel : request.instanceName;
   const GeneratorInfo *info = Registry::global().find(request.kernel);
@@ -106,7 +110,7 @@ CompileResult compile(const CompileRequest &request) {
   {
     mlir::TimingScope t = timing.nest("DSL build");
     try {
-      module = buildKernel(ctx, *gen, name, info->summary);
+      module = buildKernel(ctx, *gen, name, info->summary, *target);
     } catch (const Error &e) {
       result.error = e.what();
       return result;
@@ -120,7 +124,7 @@ CompileResult compile(const CompileRequest &request) {
     return result;
   }
 
-  PipelineOptions opts{request.printIRAfterAll, &timing};
+  StageOptions opts{request.printIRAfterAll, &timing};
   if (mlir::failed(runTilePasses(*module, opts))) {
     result.error = diagnostics.take("error: the tile passes failed");
     return result;
@@ -142,7 +146,7 @@ CompileResult compile(const CompileRequest &request) {
   std::unique_ptr<llvm::Module> llvmModule;
   {
     mlir::TimingScope t = timing.nest("translate to LLVM IR");
-    llvmModule = translateToLLVMIR(*module, llvmContext, request.target, result.error);
+    llvmModule = translateToLLVMIR(*module, llvmContext, *target, result.error);
   }
   if (!llvmModule) {
     result.error = diagnostics.take("error: " + result.error);
@@ -150,7 +154,7 @@ CompileResult compile(const CompileRequest &request) {
   }
   {
     mlir::TimingScope t = timing.nest("LLVM O3");
-    if (!optimizeLLVMIR(*llvmModule, request.target, result.error)) {
+    if (!optimizeLLVMIR(*llvmModule, *target, result.error)) {
       result.error = "error: " + result.error;
       return result;
     }
@@ -166,7 +170,7 @@ CompileResult compile(const CompileRequest &request) {
   std::string ptx;
   {
     mlir::TimingScope t = timing.nest("NVPTX backend");
-    if (!emitPTX(*llvmModule, request.target, ptx, result.error)) {
+    if (!emitPTX(*llvmModule, *target, ptx, result.error)) {
       result.error = "error: " + result.error;
       return result;
     }
@@ -182,7 +186,7 @@ CompileResult compile(const CompileRequest &request) {
   bool isCubin = false;
   if (request.emit == Emit::cubin || !ptxasPath().empty()) {
     mlir::TimingScope t = timing.nest("ptxas");
-    PtxasResult assembled = assembleCubin(ptx, request.target);
+    PtxasResult assembled = assembleCubin(ptx, *target);
     if (!assembled.ok) {
       std::string log = assembled.log;
       while (!log.empty() && log.back() == '\n')
@@ -208,7 +212,7 @@ CompileResult compile(const CompileRequest &request) {
   launcher.headerName = request.headerName;
   launcher.provenance = name + ": kernel " + request.kernel + " of " +
                         info->file + " with " + describeParams(request) +
-                        ", for " + request.target.arch;
+                        ", for " + target->arch;
   if (!emitLauncher(*hostSide, image, isCubin, launcher, result.launcher,
                     result.error)) {
     result.error = "error: " + result.error;

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "lowering/EmitLauncher.h"
-#include "lowering/Pipeline.h"
+#include "lowering/Stages.h"
 
 #include <string>
 #include <utility>
@@ -16,10 +16,11 @@ struct CompileRequest {
   std::string kernel;                                      // generator name
   std::vector<std::pair<std::string, std::string>> params; // -p name=value
   std::string instanceName;                                // "" = kernel
-  Target target;
+  std::string arch = "sm_90a";                             // --arch
   Emit emit = Emit::ptx;
   bool printIRAfterAll = false;
   bool timePasses = false;
+  bool remarks = false; // print remarks to stderr
   std::string cppNamespace = "minitile::kernels";
   std::string headerName; // for Emit::cpp: how the source includes the header
 };

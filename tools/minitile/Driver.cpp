@@ -171,7 +171,8 @@ int cliMain(int argc, char **argv) {
       ->required();
   compileCmd->add_option("-p,--param", params, "generator parameter name=value")
       ->take_all();
-  compileCmd->add_option("--arch", request.target.arch, "GPU architecture")
+  compileCmd->add_option("--arch", request.arch,
+                         "GPU architecture (" + Target::supportedList() + ")")
       ->capture_default_str();
   std::map<std::string, Emit> emits{{"tile", Emit::tile}, {"mlir", Emit::mlir},
                                     {"llvm", Emit::llvm}, {"ptx", Emit::ptx},
@@ -190,6 +191,8 @@ int cliMain(int argc, char **argv) {
                        "print the IR after every stage and pass to stderr");
   compileCmd->add_flag("--time-passes", request.timePasses,
                        "report the time of every stage and pass on stderr");
+  compileCmd->add_flag("--remarks", request.remarks,
+                       "print the passes' remarks (e.g. why a loop was not warp-specialised)");
 
   try {
     app.parse(argc, argv);

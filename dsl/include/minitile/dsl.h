@@ -1,20 +1,25 @@
 //===- minitile/dsl.h - the minitile kernel language, embedded in C++ -----===//
 //
-// A kernel is a C++ function that builds tile IR through this API:
+// A kernel is a C++ function that builds tile IR through this API. This
+// example is compiled and run by the tests (tests/dsl/HeaderExampleTest.cpp):
 //
-//   struct Scale : minitile::Generator {
-//     Param<int> threads{"threads", 256, "threads per block"};
-//     void generate(minitile::Kernel &k) override {
-//       using namespace minitile;
+// BEGIN EXAMPLE
+//   #include "minitile/dsl.h"
+//   using namespace minitile;
+//
+//   struct Scale : Generator {
+//     Param<int> threads{"threads", 256, 32, 1024, "threads per block"};
+//     void generate(Kernel &k) override {
 //       Value n = k.size("n");
 //       Tensor x = k.tensor("x", DType::f32, {n});
 //       k.threads(threads);
 //       k.grid(ceildiv(n, threads));
-//       Value i = k.block_id() * threads + k.thread_id();
+//       Value i = k.blockId() * threads + k.threadId();
 //       k.if_(i < n, [&] { x(i) = x(i) * 2.0; });
 //     }
 //   };
 //   MINITILE_KERNEL(Scale, "scale", "doubles every element");
+// END EXAMPLE
 //
 // Every call records the caller's file and line; misuse throws
 // minitile::Error naming them. No MLIR header is needed to write kernels.
@@ -32,6 +37,8 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include "minitile/target.h"
 
 namespace minitile {
 
@@ -206,10 +213,10 @@ public:
   Value elementsToAligned(std::vector<Arg> idx, int bytes,
                           SourceLoc loc = SourceLoc::current()) const;
 
-  /// The rank-1 lower view with dimension `dim` fixed at `i`.
-  Tensor select(int dim, Arg i, SourceLoc loc = SourceLoc::current()) const;
-  /// `select(0, i)`: row i of a matrix, matrix i of a batch.
-  Tensor operator[](Arg i) const { return select(0, i, i.loc()); }
+  /// The view one rank lower with dimension `dim` fixed at `i`.
+  Tensor slice(int dim, Arg i, SourceLoc loc = SourceLoc::current()) const;
+  /// `slice(0, i)`: row i of a matrix, matrix i of a batch.
+  Tensor operator[](Arg i) const { return slice(0, i, i.loc()); }
 
 private:
   friend class Kernel;
@@ -264,8 +271,8 @@ private:
   int swizzle_ = 0;
 };
 
-/// How a pipelined loop runs.
-struct Pipeline {
+/// How a pipelined loop (Kernel::pipelined) runs.
+struct PipelinedOptions {
   /// Iterations in flight: each has its own copies of the body's shared tiles.
   int stages = 3;
   /// The compute warps form this many groups; iterations alternate between
@@ -327,37 +334,45 @@ public:
   /// into shared tiles it allocates; the copies of later iterations run
   /// ahead of the computation of earlier ones (`tile-pipeline`).
   void pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
-                 Pipeline options = {});
+                 PipelinedOptions options = {});
 
   /// A shared-memory tile. Its rows are stored with a 128-byte swizzle when
   /// they span a multiple of 128 bytes and there are a multiple of 8 of
   /// them (what copies by the tensor-memory accelerator and gemm want).
   Shared shared(DType t, std::vector<int64_t> shape,
                 SourceLoc loc = SourceLoc::current());
-  /// Copies the box of `src` at `origin` with extents `box` (default: the
-  /// tile's shape) into `dst`; the box's outer extents flatten onto the
-  /// tile's rows. Elements outside `src` read as zero. The data is there
-  /// before `dst` is next used.
-  void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
-            std::vector<int64_t> box = {}, SourceLoc loc = SourceLoc::current());
 
   /// A per-thread variable holding `init`.
   Var var(Arg init, SourceLoc loc = SourceLoc::current());
   Var var(DType t, Arg init, SourceLoc loc = SourceLoc::current());
 
-  detail::KernelState *state() const { return state_; }
+  /// What the kernel is being compiled for (`minitile compile --arch`): its
+  /// shared memory, registers and features.
+  const Target &target() const;
 
 private:
   detail::KernelState *state_;
   uint64_t id_;
 };
 
+//===----------------------------------------------------------------------===//
+// Computing: free functions. Kernel members declare (arguments, launch
+// geometry, tiles, variables, loops); free functions compute and move data.
+//===----------------------------------------------------------------------===//
+
 /// Writes `value` to t[lo, hi) of a rank-1 tensor with the block's threads
 /// (or, with Across::x, with the threads of one block row): 16-byte vector
 /// stores where alignment allows, single elements at the unaligned ends.
 /// Every thread it spreads over must reach it.
-void fill(Kernel &k, const Tensor &t, Arg lo, Arg hi, Arg value,
-          Across across = Across::block, SourceLoc loc = SourceLoc::current());
+void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across = Across::block,
+          SourceLoc loc = SourceLoc::current());
+
+/// Copies the box of `src` at `origin` with extents `box` (default: the
+/// tile's shape) into `dst`; the box's outer extents flatten onto the tile's
+/// rows. Elements outside `src` read as zero. The data is there before `dst`
+/// is next used.
+void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
+          std::vector<int64_t> box = {}, SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Fragments

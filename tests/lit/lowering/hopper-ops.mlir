@@ -8,7 +8,7 @@
 // CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
 // setmaxnreg asks for one block per multiprocessor.
 // CHECK-SAME: nvvm.minctasm = 1 : i32
-tile.kernel @k(%map: !tile.tma_desc, %x: f32) attributes {block = array<i32: 256, 1, 1>} {
+tile.kernel @k(%map: !hopper.tma_desc, %x: f32) attributes {block = array<i32: 256, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16384 = arith.constant 16384 : index
@@ -20,45 +20,45 @@ tile.kernel @k(%map: !tile.tma_desc, %x: f32) attributes {block = array<i32: 256
   %bars = tile.shared_view %c0 : !tile.shared<2xi64>
   %tile = tile.shared_view %c16384 : !tile.shared<64x64xbf16, swizzle = 128>
   // CHECK: llvm.getelementptr
-  %bar = tile.mbarrier_of %bars[%c1] : !tile.shared<2xi64>
+  %bar = hopper.mbarrier_of %bars[%c1] : !tile.shared<2xi64>
   // CHECK: nvvm.mbarrier.init %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
-  tile.mbarrier_init %bar count 1
+  hopper.mbarrier_init %bar count 1
   // CHECK: nvvm.fence.mbarrier.init
-  tile.fence_mbarrier_init
+  hopper.fence_mbarrier_init
   // CHECK: nvvm.barrier{{$}}
-  tile.barrier 0 threads 0
+  tile.barrier
   // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
-  tile.barrier 1 threads 128
+  hopper.named_barrier 1 threads 128
   // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
-  tile.mbarrier_arrive_expect_tx %bar bytes 8192
+  hopper.mbarrier_arrive_expect_tx %bar bytes 8192
   // The copy lands `offset` bytes into the tile, completing on the barrier.
   // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %{{.*}}, %{{.*}}, box[%{{.*}}, %{{.*}}] {isCTAOnly = true
-  tile.tma_load %map[%i0, %i0] to %tile offset 8192, %bar : !tile.shared<64x64xbf16, swizzle = 128>
+  hopper.tma_load %map[%i0, %i0] to %tile offset 4096, %bar : !tile.shared<64x64xbf16, swizzle = 128>
   // A parity wait loops in PTX until the phase completes.
   // CHECK: llvm.inline_asm has_side_effects {{.*}}mbarrier.try_wait.parity
-  tile.mbarrier_wait %bar parity %c0
+  hopper.mbarrier_wait %bar parity %c0
   // CHECK: nvvm.mbarrier.arrive
-  tile.mbarrier_arrive %bar
+  hopper.mbarrier_arrive %bar
   // CHECK: nvvm.setmaxregister increase 232
-  tile.setmaxnreg 232 {increase = true}
+  hopper.setmaxnreg 232 {increase = true}
   // CHECK: nvvm.elect.sync -> i1
-  %e = tile.elect_one
+  %e = hopper.elect_one
   // CHECK: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f32 -> f32
   %s = tile.shuffle_xor %x, 2 : f32
   // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
-  tile.fence_proxy_async
+  hopper.fence_proxy_async
   // Descriptor: (address >> 4) | 1 << 16 | (1024 >> 4) << 32 | 1 << 62 (128-byte swizzle).
   // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i64
   // CHECK: llvm.mlir.constant(4611686293305360384 : i64)
-  %d = tile.wgmma_desc %tile[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+  %d = hopper.wgmma_desc %tile[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
   // CHECK: nvvm.wgmma.fence.aligned
-  tile.wgmma_fence
+  hopper.wgmma_fence
   // CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
-  %r:4 = tile.wgmma %d, %d n 8 acc(%x, %x, %x, %x) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  %r:4 = hopper.wgmma %d, %d n 8 acc(%x, %x, %x, %x) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
-  tile.wgmma_commit
+  hopper.wgmma_commit
   // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-  tile.wgmma_wait 0
+  hopper.wgmma_wait 0
   // Swizzled shared addressing: chunk ^ (row % 8).
   // CHECK: llvm.xor
   // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>

@@ -10,17 +10,17 @@
 // CHECK: %[[B:.*]] = tile.shared_view %c8192 : <64x64xbf16, swizzle = 128>
 // The gemm: K = 64 is 4 k-steps of 32 bytes in the swizzle panel; 32
 // accumulators a thread; the first step starts from zero.
-// CHECK: tile.wgmma_fence
-// CHECK: tile.wgmma_desc %[[A]][%{{.*}}] sbo 1024
-// CHECK: tile.wgmma_desc %[[B]][%c0] sbo 1024
-// CHECK: %[[D0:.*]]:32 = tile.wgmma %{{.*}}, %{{.*}} n 64 acc({{.*}}) {zero_acc}
-// CHECK: tile.wgmma_desc %[[B]][%c32] sbo 1024
-// CHECK: tile.wgmma {{.*}} acc(%[[D0]]#0,
-// CHECK: tile.wgmma_desc %[[B]][%c64] sbo 1024
-// CHECK: tile.wgmma_desc %[[B]][%c96] sbo 1024
-// CHECK: %[[D:.*]]:32 = tile.wgmma
-// CHECK: tile.wgmma_commit
-// CHECK-NEXT: tile.wgmma_wait 0
+// CHECK: hopper.wgmma_fence
+// CHECK: hopper.wgmma_desc %[[A]][%{{.*}}] sbo 1024
+// CHECK: hopper.wgmma_desc %[[B]][%c0] sbo 1024
+// CHECK: %[[D0:.*]]:32 = hopper.wgmma %{{.*}}, %{{.*}} n 64 acc({{.*}}) {zero_acc}
+// CHECK: hopper.wgmma_desc %[[B]][%c32] sbo 1024
+// CHECK: hopper.wgmma {{.*}} acc(%[[D0]]#0,
+// CHECK: hopper.wgmma_desc %[[B]][%c64] sbo 1024
+// CHECK: hopper.wgmma_desc %[[B]][%c96] sbo 1024
+// CHECK: %[[D:.*]]:32 = hopper.wgmma
+// CHECK: hopper.wgmma_commit
+// CHECK-NEXT: hopper.wgmma_wait 0
 // The row sum: 16 registers of each row half in the thread...
 // CHECK: arith.addf %[[D]]#0, %[[D]]#1 : f32
 // CHECK-COUNT-14: arith.addf
@@ -63,9 +63,9 @@ tile.kernel @f(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128
 // CHECK-LABEL: tile.kernel @across_warps
 // CHECK: %[[SCRATCH:.*]] = tile.shared_view %{{.*}} : <4x4xf32>
 // CHECK: tile.shared_store %{{.*}}, %[[SCRATCH]]
-// CHECK: tile.barrier 0 threads 0
+// CHECK: tile.barrier
 // CHECK-COUNT-4: tile.shared_load %[[SCRATCH]]
-// CHECK: tile.barrier 0 threads 0
+// CHECK: tile.barrier
 tile.kernel @across_warps(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
   %ov = tile.view %o sizes(%n) strides(%c0) : !tile.ptr<f32> -> !tile.tensor<?x4xf32>

@@ -4,21 +4,21 @@
 
 // Through the tensor-memory accelerator, with a tensor map of q's root view (dims and strides innermost
 // first, the 128-byte swizzle splitting the 128 columns into 2 panels).
-// TMA: tile.make_tma_desc %q[%{{.*}}] dims(%c128, %c64, %n) strides(%c256, %c16384) box [64, 64, 2] swizzle 128 of "q"
+// TMA: hopper.make_tma_desc %q[%{{.*}}] dims(%c128, %c64, %n) strides(%c256, %c16384) box [64, 64, 2] swizzle 128 of "q"
 // TMA-LABEL: tile.kernel @c_kernel
-// TMA-SAME: %q_tma: !tile.tma_desc
+// TMA-SAME: %q_tma: !hopper.tma_desc
 // TMA: %[[BARS:.*]] = tile.alloc_shared : <1xi64>
-// TMA: tile.mbarrier_init {{.*}} count 1
+// TMA: hopper.mbarrier_init {{.*}} count 1
 // TMA: } {tile.barrier_init}
 // TMA: %[[ROW:.*]] = arith.index_cast %{{.*}} : index to i32
-// TMA: %[[BAR:.*]] = tile.mbarrier_of %[[BARS]][%c0]
+// TMA: %[[BAR:.*]] = hopper.mbarrier_of %[[BARS]][%c0]
 // One compute thread starts both panels' copies...
 // TMA: tile.if
-// TMA-NEXT: tile.mbarrier_arrive_expect_tx %[[BAR]] bytes 32768
-// TMA-NEXT: tile.tma_load %q_tma[%c0_i32, %c0_i32, %[[ROW]]] to %{{.*}} offset 0, %[[BAR]]
-// TMA-NEXT: tile.tma_load %q_tma[%c64_i32, %c0_i32, %[[ROW]]] to %{{.*}} offset 16384, %[[BAR]]
+// TMA-NEXT: hopper.mbarrier_arrive_expect_tx %[[BAR]] bytes 32768
+// TMA-NEXT: hopper.tma_load %q_tma[%c0_i32, %c0_i32, %[[ROW]]] to %{{.*}} offset 0, %[[BAR]]
+// TMA-NEXT: hopper.tma_load %q_tma[%c64_i32, %c0_i32, %[[ROW]]] to %{{.*}} offset 16384, %[[BAR]]
 // ...and every one waits.
-// TMA: tile.mbarrier_wait %[[BAR]] parity %c0
+// TMA: hopper.mbarrier_wait %[[BAR]] parity %c0
 // TMA-NOT: tile.copy
 
 // Element by element: zero outside the tensor, then a fence for the async
@@ -31,8 +31,8 @@
 // PLAIN: } else {
 // PLAIN: tile.yield %cst : bf16
 // PLAIN: tile.shared_store
-// PLAIN: tile.fence_proxy_async
-// PLAIN-NEXT: tile.barrier 0 threads 0
+// PLAIN: hopper.fence_proxy_async
+// PLAIN-NEXT: tile.barrier
 // PLAIN-NOT: tile.copy
 tile.host @c(%q: !tile.ptr<bf16> {tile.name = "q"}, %n: index {tile.name = "n"}) {
   %c1 = arith.constant 1 : index

@@ -2,7 +2,7 @@
 #ifndef MINITILE_TILE_OPS
 #define MINITILE_TILE_OPS
 
-include "passes/TileBase.td"
+include "dialect/TileBase.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -170,7 +170,7 @@ def Tile_ViewOp : Tile_Op<"view", [Pure, AttrSizedOperandSegments]> {
   }];
 }
 
-def Tile_SelectOp : Tile_Op<"select", [Pure]> {
+def Tile_SliceOp : Tile_Op<"slice", [Pure]> {
   let summary = "the view with dimension `dim` fixed at `index`";
   let description = [{
     A batch's or a row's slice of a tensor, one rank lower; the innermost
@@ -501,6 +501,64 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
   }];
 }
 
-include "passes/TileHopperOps.td"
+//===----------------------------------------------------------------------===//
+// Shared memory once planned, block barriers, warp shuffles: what the passes
+// lower tiles and fragments to on every target
+//===----------------------------------------------------------------------===//
+
+def Tile_SharedViewOp : Tile_Op<"shared_view", [Pure, Tile_InKernel]> {
+  let summary = "the shared tile at a byte offset of the dynamic shared memory";
+  let description = [{
+    Offsets count from the kernel's dynamic shared memory, aligned to 1024
+    bytes (what 128-byte swizzles need).
+  }];
+  let arguments = (ins Index:$offset);
+  let results = (outs Tile_AnyShared:$result);
+  let assemblyFormat = "$offset attr-dict `:` type($result)";
+}
+
+def Tile_StageOp : Tile_Op<"stage", [Pure, Tile_InKernel,
+    AllTypesMatch<["tiles", "result"]>]> {
+  let summary = "stage `index` of a shared tile allocated with stages";
+  let arguments = (ins Tile_AnyShared:$tiles, Index:$index);
+  let results = (outs Tile_AnyShared:$result);
+  let assemblyFormat = "$tiles `[` $index `]` attr-dict `:` type($tiles)";
+}
+
+def Tile_SharedLoadOp : Tile_Op<"shared_load", [Tile_InKernel]> {
+  let summary = "reads elements [col, col + lanes) of a row of a shared tile";
+  let description = [{
+    `row` counts rows of the tile seen as a matrix (outer dimensions
+    flattened); the lanes stay inside one 16-byte chunk.
+  }];
+  let arguments = (ins Tile_AnyShared:$tile, Index:$row, Index:$col);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$tile `[` $row `,` $col `]` attr-dict `:` type($tile) `->` type($result)";
+}
+
+def Tile_SharedStoreOp : Tile_Op<"shared_store", [Tile_InKernel]> {
+  let summary = "writes elements [col, col + lanes) of a row of a shared tile";
+  let arguments = (ins AnyType:$value, Tile_AnyShared:$tile, Index:$row, Index:$col);
+  let assemblyFormat = "$value `,` $tile `[` $row `,` $col `]` attr-dict `:` type($value) `,` type($tile)";
+}
+
+def Tile_ShuffleXorOp : Tile_Op<"shuffle_xor", [Pure, Tile_InKernel,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "the value of lane (lane ^ mask) of this warp";
+  let arguments = (ins AnyTypeOf<[I32, F32]>:$value, I64Attr:$mask);
+  let results = (outs AnyTypeOf<[I32, F32]>:$result);
+  let assemblyFormat = "$value `,` $mask attr-dict `:` type($value)";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [Tile_InKernel]> {
+  let summary = "waits for every thread of the block (__syncthreads)";
+  let description = [{
+    ```mlir
+    tile.barrier
+    ```
+    Also orders the block's shared-memory accesses before and after it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
 
 #endif // MINITILE_TILE_OPS

@@ -1,5 +1,5 @@
 //===- TileDialect.cpp - the tile dialect and its types -------------------===//
-#include "passes/TileDialect.h"
+#include "dialect/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -8,14 +8,14 @@
 using namespace mlir;
 using namespace minitile::tile;
 
-#include "passes/TileDialect.cpp.inc"
-#include "passes/TileEnums.cpp.inc"
+#include "dialect/TileDialect.cpp.inc"
+#include "dialect/TileEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "passes/TileAttrs.cpp.inc"
+#include "dialect/TileAttrs.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
-#include "passes/TileTypes.cpp.inc"
+#include "dialect/TileTypes.cpp.inc"
 
 namespace {
 /// Prints layouts once at the top of a module as #frag, #frag1, ...
@@ -35,16 +35,40 @@ void TileDialect::initialize() {
   addInterfaces<TileAsmInterface>();
   addTypes<
 #define GET_TYPEDEF_LIST
-#include "passes/TileTypes.cpp.inc"
+#include "dialect/TileTypes.cpp.inc"
       >();
   addAttributes<
 #define GET_ATTRDEF_LIST
-#include "passes/TileAttrs.cpp.inc"
+#include "dialect/TileAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
-#include "passes/TileOps.cpp.inc"
+#include "dialect/TileOps.cpp.inc"
       >();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  // Set by tile-lower-copies on the mbarrier initialisation it emits once.
+  if (attr.getName() == "tile.barrier_init")
+    return success();
+  if (attr.getName() != kTargetAttrName)
+    return op->emitError("unknown tile attribute '") << attr.getName() << "' on an operation";
+  auto arch = llvm::dyn_cast<StringAttr>(attr.getValue());
+  if (!llvm::isa<ModuleOp>(op))
+    return op->emitError("'") << kTargetAttrName << "' belongs on a module";
+  if (!arch || !minitile::Target::get(arch.str()))
+    return op->emitError("'") << kTargetAttrName << "' names an architecture ("
+                              << minitile::Target::supportedList() << "), not "
+                              << attr.getValue();
+  return success();
+}
+
+const minitile::Target &minitile::tile::targetOf(Operation *op) {
+  for (Operation *at = op; at; at = at->getParentOp())
+    if (auto arch = at->getAttrOfType<StringAttr>(kTargetAttrName))
+      if (const minitile::Target *t = minitile::Target::get(arch.str()))
+        return *t;
+  return minitile::Target::defaultTarget();
 }
 
 //===----------------------------------------------------------------------===//

@@ -13,14 +13,16 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "passes/TileDialect.h.inc"
-#include "passes/TileEnums.h.inc"
+#include "minitile/target.h"
+
+#include "dialect/TileDialect.h.inc"
+#include "dialect/TileEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "passes/TileAttrs.h.inc"
+#include "dialect/TileAttrs.h.inc"
 
 #define GET_TYPEDEF_CLASSES
-#include "passes/TileTypes.h.inc"
+#include "dialect/TileTypes.h.inc"
 
 namespace minitile::tile {
 
@@ -40,11 +42,13 @@ int64_t elementBytes(mlir::Type type);
 
 class ViewOp;
 class KernelOp;
-/// The tile.view a tensor value derives from through tile.select, or null.
+/// The tile.view a tensor value derives from through tile.slice, or null.
 ViewOp rootView(mlir::Value tensor);
-/// bar.sync for the compute threads of `kernel`: barrier 0 for the whole
-/// block, or named barrier 1 for the compute threads of a warp-specialised one.
-void createComputeBarrier(mlir::OpBuilder &b, mlir::Location loc, KernelOp kernel);
+/// The target the module holding `op` is compiled for: its `tile.target`
+/// attribute (an architecture name), or the default target without one.
+const Target &targetOf(mlir::Operation *op);
+/// The name of the module attribute holding the target's architecture.
+inline constexpr const char *kTargetAttrName = "tile.target";
 
 /// The size of dimension `dim` of a tensor value (from its root view).
 mlir::Value viewSize(mlir::OpBuilder &b, mlir::Value tensor, unsigned dim);
@@ -52,4 +56,4 @@ mlir::Value viewSize(mlir::OpBuilder &b, mlir::Value tensor, unsigned dim);
 } // namespace minitile::tile
 
 #define GET_OP_CLASSES
-#include "passes/TileOps.h.inc"
+#include "dialect/TileOps.h.inc"

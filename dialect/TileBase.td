@@ -25,6 +25,8 @@ def Tile_Dialect : Dialect {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // `tile.target = "sm_90a"` on a module: the architecture it is compiled for.
+  let hasOperationAttrVerify = 1;
 }
 
 class Tile_Op<string mnemonic, list<Trait> traits = []>
@@ -95,14 +97,6 @@ def Tile_SharedType : Tile_Type<"Shared", "shared"> {
   }];
 }
 
-def Tile_MBarrierType : Tile_Type<"MBarrier", "mbarrier"> {
-  let summary = "an mbarrier object in shared memory";
-}
-
-def Tile_TmaDescType : Tile_Type<"TmaDesc", "tma_desc"> {
-  let summary = "a CUDA tensor map, passed to the kernel by value";
-}
-
 def Tile_FragLayoutAttr : AttrDef<Tile_Dialect, "FragLayout"> {
   let mnemonic = "frag";
   let summary = "which thread and register hold each element of a fragment";
@@ -154,10 +148,6 @@ def Tile_AnyTensor : Type<CPred<"::llvm::isa<::minitile::tile::GlobalTensorType>
                           "tile tensor", "::minitile::tile::GlobalTensorType">;
 def Tile_AnyShared : Type<CPred<"::llvm::isa<::minitile::tile::SharedType>($_self)">,
                           "shared tile", "::minitile::tile::SharedType">;
-def Tile_AnyMBarrier : Type<CPred<"::llvm::isa<::minitile::tile::MBarrierType>($_self)">,
-                            "mbarrier", "::minitile::tile::MBarrierType">;
-def Tile_AnyTmaDesc : Type<CPred<"::llvm::isa<::minitile::tile::TmaDescType>($_self)">,
-                           "tensor map", "::minitile::tile::TmaDescType">;
 // A fragment: a statically shaped builtin tensor, with a #tile.frag layout
 // once layouts are assigned.
 def Tile_Fragment : Type<CPred<"::llvm::isa<::mlir::RankedTensorType>($_self) && "

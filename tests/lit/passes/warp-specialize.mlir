@@ -1,52 +1,52 @@
-// RUN: minitile-opt %s --tile-assign-layouts --tile-pipeline -split-input-file | FileCheck %s
+// RUN: minitile-opt %s --tile-assign-layouts --tile-warp-specialize -split-input-file | FileCheck %s
 // A pipelined loop whose copies the TMA can serve: a producer warpgroup is
 // added in front, fills a ring of stages through full/empty mbarriers, and
 // the compute threads wait, compute and release.
 
 // The launcher gets the tensor map; the kernel gets it as an argument.
 // CHECK-LABEL: tile.host @k
-// CHECK: %[[MAP:.*]] = tile.make_tma_desc %kv[%{{.*}}] dims(%{{.*}}, %n) strides(%{{.*}}) box [64, 64] swizzle 128 of "kv"
+// CHECK: %[[MAP:.*]] = hopper.make_tma_desc %kv[%{{.*}}] dims(%{{.*}}, %n) strides(%{{.*}}) box [64, 64] swizzle 128 of "kv"
 // CHECK: tile.launch @k_kernel {{.*}} args(%kv, %n, %[[MAP]])
 // CHECK-LABEL: tile.kernel @k_kernel
-// CHECK-SAME: %kv_tma: !tile.tma_desc
+// CHECK-SAME: %kv_tma: !hopper.tma_desc
 // CHECK-SAME: block = array<i32: 256, 1, 1>, producer_threads = 128
 // Thread 0 initialises 2 full barriers (1 arrival) and 2 empty ones (the
 // 128 compute threads); the block meets once.
 // CHECK: %[[EMPTY:.*]] = tile.alloc_shared : <2xi64>
 // CHECK: %[[FULL:.*]] = tile.alloc_shared : <2xi64>
 // CHECK: tile.if
-// CHECK-COUNT-2: tile.mbarrier_init {{.*}} count 1
-// CHECK-COUNT-2: tile.mbarrier_init {{.*}} count 128
-// CHECK: tile.fence_mbarrier_init
+// CHECK-COUNT-2: hopper.mbarrier_init {{.*}} count 1
+// CHECK-COUNT-2: hopper.mbarrier_init {{.*}} count 128
+// CHECK: hopper.fence_mbarrier_init
 // CHECK: } {tile.barrier_init}
-// CHECK-NEXT: tile.barrier 0 threads 0
+// CHECK-NEXT: tile.barrier
 // The body's tile, one per stage.
 // CHECK: %[[RING:.*]] = tile.alloc_shared {stages = 2 : i64} : <64x64xbf16, swizzle = 128>
 // The producer: fewer registers; one elected thread of warp 0 runs the loop.
 // CHECK: tile.if %{{.*}} {
-// CHECK-NEXT: tile.setmaxnreg 40 {increase = false}
-// CHECK: tile.elect_one
+// CHECK-NEXT: hopper.setmaxnreg 40 {increase = false}
+// CHECK: hopper.elect_one
 // CHECK: tile.for
-// CHECK: tile.mbarrier_wait %{{.*}} parity
-// CHECK: %[[F:.*]] = tile.mbarrier_of %[[FULL]]
-// CHECK: tile.mbarrier_arrive_expect_tx %[[F]] bytes 8192
+// CHECK: hopper.mbarrier_wait %{{.*}} parity
+// CHECK: %[[F:.*]] = hopper.mbarrier_of %[[FULL]]
+// CHECK: hopper.mbarrier_arrive_expect_tx %[[F]] bytes 8192
 // CHECK: %[[STAGE:.*]] = tile.stage %[[RING]]
-// CHECK: tile.tma_load %kv_tma[{{.*}}] to %[[STAGE]] offset 0, %[[F]]
+// CHECK: hopper.tma_load %kv_tma[{{.*}}] to %[[STAGE]] offset 0, %[[F]]
 // No gemm on the producer's side.
 // CHECK-NOT: tile.gemm
 // The compute threads: more registers, thread ids past the producer's.
 // CHECK: } else {
-// CHECK-NEXT: tile.setmaxnreg 248 {increase = true}
+// CHECK-NEXT: hopper.setmaxnreg 248 {increase = true}
 // CHECK: %[[HW:.*]] = tile.thread_id{{ +}}x
 // CHECK: arith.subi %[[HW]], %c128
 // CHECK: tile.for
-// CHECK: tile.mbarrier_of %[[FULL]]
-// CHECK: tile.mbarrier_wait
+// CHECK: hopper.mbarrier_of %[[FULL]]
+// CHECK: hopper.mbarrier_wait
 // CHECK: tile.stage %[[RING]]
 // CHECK-NOT: tile.copy
 // CHECK: tile.gemm
-// CHECK: %[[E:.*]] = tile.mbarrier_of %[[EMPTY]]
-// CHECK: tile.mbarrier_arrive %[[E]]
+// CHECK: %[[E:.*]] = hopper.mbarrier_of %[[EMPTY]]
+// CHECK: hopper.mbarrier_arrive %[[E]]
 tile.host @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
   %c1 = arith.constant 1 : index
   tile.launch @k_kernel grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()

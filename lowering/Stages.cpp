@@ -1,6 +1,6 @@
-//===- Pipeline.cpp - the pass pipelines and dialect registration ---------===//
-#include "lowering/Pipeline.h"
-#include "lowering/Passes.h"
+//===- Stages.cpp - the pass pipelines and dialect registration -----------===//
+#include "lowering/Stages.h"
+#include "lowering/LoweringPasses.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -11,12 +11,11 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <regex>
 
 namespace minitile {
 
 void registerDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
+  registry.insert<tile::TileDialect, hopper::HopperDialect, mlir::arith::ArithDialect,
                   mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
@@ -33,11 +32,7 @@ void registerPasses() {
   mlir::registerPass([] { return mlir::createReconcileUnrealizedCastsPass(); });
 }
 
-bool Target::isSupported(const std::string &arch) {
-  return std::regex_match(arch, std::regex("sm_(70|75|80|86|89|90|90a)"));
-}
-
-static mlir::LogicalResult run(mlir::ModuleOp module, const PipelineOptions &opts,
+static mlir::LogicalResult run(mlir::ModuleOp module, const StageOptions &opts,
                                const char *name,
                                void (*build)(mlir::OpPassManager &)) {
   mlir::PassManager pm(module->getContext());
@@ -57,12 +52,12 @@ static mlir::LogicalResult run(mlir::ModuleOp module, const PipelineOptions &opt
   return pm.run(module);
 }
 
-mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const PipelineOptions &opts) {
+mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opts) {
   return run(module, opts, "tile passes", [](mlir::OpPassManager &pm) {
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(tile::createTileDistributeParallel());
     pm.addPass(tile::createTileAssignLayouts());
-    pm.addPass(tile::createTilePipeline());
+    pm.addPass(tile::createTileWarpSpecialize());
     pm.addPass(tile::createTileLowerCopies());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
@@ -74,8 +69,9 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const PipelineOptions &
 }
 
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
-                                       const PipelineOptions &opts) {
+                                       const StageOptions &opts) {
   return run(module, opts, "lowering to LLVM", [](mlir::OpPassManager &pm) {
+    pm.addPass(tile::createTileVerifyTarget());
     pm.addPass(mlir::arith::createArithExpandOpsPass());
     pm.addPass(createConvertTileToLLVM());
     pm.addPass(mlir::createReconcileUnrealizedCastsPass());

@@ -1,5 +1,5 @@
 //===- TileOps.cpp - verifiers, assembly formats and helpers of tile ops --===//
-#include "passes/TileDialect.h"
+#include "dialect/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -171,28 +171,22 @@ Value ViewOp::getSize(OpBuilder &b, unsigned d) {
 }
 
 ViewOp minitile::tile::rootView(Value tensor) {
-  while (auto select = tensor.getDefiningOp<SelectOp>())
-    tensor = select.getSource();
+  while (auto slice = tensor.getDefiningOp<SliceOp>())
+    tensor = slice.getSource();
   return tensor.getDefiningOp<ViewOp>();
 }
 
-void minitile::tile::createComputeBarrier(OpBuilder &b, Location loc, KernelOp kernel) {
-  if (kernel.getProducerThreads())
-    BarrierOp::create(b, loc, 1, kernel.getNumComputeThreads());
-  else
-    BarrierOp::create(b, loc, 0, 0);
-}
 
 Value minitile::tile::viewSize(OpBuilder &b, Value tensor, unsigned dim) {
-  while (auto select = tensor.getDefiningOp<SelectOp>()) {
-    if (dim >= select.getDim())
+  while (auto slice = tensor.getDefiningOp<SliceOp>()) {
+    if (dim >= slice.getDim())
       ++dim;
-    tensor = select.getSource();
+    tensor = slice.getSource();
   }
   return tensor.getDefiningOp<ViewOp>().getSize(b, dim);
 }
 
-LogicalResult SelectOp::verify() {
+LogicalResult SliceOp::verify() {
   auto src = getSource().getType(), dst = getResult().getType();
   int64_t dim = getDim();
   if (dim < 0 || dim + 1 >= int64_t(src.getRank()))
@@ -432,7 +426,7 @@ LogicalResult IfOp::verify() {
 }
 
 #define GET_OP_CLASSES
-#include "passes/TileOps.cpp.inc"
+#include "dialect/TileOps.cpp.inc"
 
 //===----------------------------------------------------------------------===//
 // Tiles
@@ -664,31 +658,3 @@ LogicalResult PipelinedOp::verify() {
   return success();
 }
 
-LogicalResult MakeTmaDescOp::verify() {
-  size_t rank = getDims().size();
-  if (rank < 1 || rank > 5)
-    return emitOpError("a tensor map has 1 to 5 dimensions, not ") << rank;
-  if (getStrides().size() + 1 != rank || getBox().size() != rank)
-    return emitOpError("needs rank-1 strides and rank box extents");
-  for (int64_t b : getBox())
-    if (b < 1 || b > 256)
-      return emitOpError("box extents are 1 to 256, not ") << b;
-  int64_t swizzle = getSwizzle();
-  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
-    return emitOpError("swizzle is 0, 32, 64 or 128 bytes");
-  int64_t innerBytes =
-      getBox()[0] * elementBytes(llvm::cast<PtrType>(getBase().getType()).getElementType());
-  if (swizzle && innerBytes > swizzle)
-    return emitOpError("the inner box extent (") << innerBytes
-                                                  << " bytes) exceeds the swizzle";
-  return success();
-}
-
-LogicalResult WgmmaOp::verify() {
-  int64_t n = getN();
-  if (n < 8 || n > 256 || n % 8)
-    return emitOpError("n is a multiple of 8 from 8 to 256, not ") << n;
-  if (int64_t(getAcc().size()) != n / 2 || int64_t(getResults().size()) != n / 2)
-    return emitOpError("m64n") << n << " has " << n / 2 << " accumulators per thread";
-  return success();
-}

@@ -1,7 +1,7 @@
 //===- Passes.h - conversion passes from tile IR --------------------------===//
 #pragma once
 
-#include "passes/TileDialect.h"
+#include "dialect/HopperDialect.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -12,9 +12,9 @@
 namespace minitile {
 
 #define GEN_PASS_DECL
-#include "lowering/Passes.h.inc"
+#include "lowering/LoweringPasses.h.inc"
 
 #define GEN_PASS_REGISTRATION
-#include "lowering/Passes.h.inc"
+#include "lowering/LoweringPasses.h.inc"
 
 } // namespace minitile

@@ -1,8 +1,11 @@
-//===- Pipeline.h - from tile IR to PTX and cubin -------------------------===//
+//===- Stages.h - from tile IR to PTX and cubin ---------------------------===//
 //
 // The stages, in order:
-//   runTilePasses       tile IR -> tile IR (distribute loops, simplify)
-//   lowerToLLVMDialect  tile IR -> LLVM + NVVM dialects (launchers dropped)
+//   runTilePasses       tile IR -> tile IR (layouts, warp specialisation,
+//                       copies, registers, shared memory), for the target
+//                       named by the module's `tile.target`
+//   lowerToLLVMDialect  tile IR -> LLVM + NVVM dialects (launchers dropped),
+//                       after refusing any op the target lacks
 //   translateToLLVMIR   MLIR -> llvm::Module for nvptx64-nvidia-cuda
 //   emitPTX             LLVM O3 and the NVPTX backend -> PTX text
 //   assembleCubin       ptxas -> cubin (needs the CUDA toolkit)
@@ -14,6 +17,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Support/Timing.h"
+
+#include "minitile/target.h"
 
 #include <memory>
 #include <string>
@@ -31,21 +36,14 @@ void registerDialects(mlir::DialectRegistry &registry);
 /// Tile passes, lowering passes and the upstream passes the pipeline uses.
 void registerPasses();
 
-struct Target {
-  std::string arch = "sm_90a"; // sm_XX or sm_XXa
-  int ptxVersion = 86;         // PTX ISA 8.6: TMA into shared::cta
-  /// True for the architectures this compiler emits code for.
-  static bool isSupported(const std::string &arch);
-};
-
-struct PipelineOptions {
+struct StageOptions {
   bool printIRAfterAll = false; // to stderr
   mlir::TimingScope *timing = nullptr;
 };
 
-mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const PipelineOptions &opts);
+mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opts);
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
-                                       const PipelineOptions &opts);
+                                       const StageOptions &opts);
 
 /// MLIR (LLVM + NVVM dialects) to LLVM IR; null and `error` set on failure.
 std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
@@ -74,7 +72,6 @@ struct PtxasResult {
 /// in the environment overrides it.
 std::string ptxasPath();
 /// Runs ptxas on `ptx`.
-PtxasResult assembleCubin(const std::string &ptx, const Target &target,
-                          bool verbose = false);
+PtxasResult assembleCubin(const std::string &ptx, const Target &target);
 
 } // namespace minitile

@@ -1,4 +1,4 @@
-//===- PipelineLoops.cpp - pipelined loops fed by a producer warpgroup ----===//
+//===- WarpSpecialize.cpp - pipelined loops fed by a producer warpgroup ---===//
 //
 // Expects: tile.pipelined loops whose bodies copy (tile.copy) into shared
 //          tiles they allocate; layouts assigned and tile.parallel
@@ -15,8 +15,11 @@
 //          loop turned into a loop over their group's iterations: wait full,
 //          compute, arrive empty. The producer gives registers up, the
 //          compute warpgroups take them (setmaxnreg).
-//          Otherwise each pipelined loop becomes a plain tile.for whose
-//          copies tile-lower-copies makes synchronous.
+//          Otherwise (a copy the TMA cannot serve, a block that cannot take
+//          a producer warpgroup, a target without mbarrier transactions)
+//          each pipelined loop becomes a plain tile.for whose copies
+//          tile-lower-copies makes synchronous, with a remark saying why.
+//          setmaxnreg only where the target has it.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -25,12 +28,13 @@
 #include "mlir/IR/IRMapping.h"
 
 namespace minitile::tile {
-#define GEN_PASS_DEF_TILEPIPELINE
+#define GEN_PASS_DEF_TILEWARPSPECIALIZE
 #include "passes/Passes.h.inc"
 } // namespace minitile::tile
 
 using namespace mlir;
 using namespace minitile::tile;
+using namespace minitile::hopper;
 
 namespace {
 
@@ -289,11 +293,16 @@ LogicalResult specialise(KernelOp kernel,
     p.clone(op, map);
   YieldOp::create(p, loc);
 
-  // Compute threads: ids past the producer; more registers.
+  // Compute threads: ids past the producer; more registers where the target
+  // can move them.
+  const minitile::Target &target = targetOf(kernel);
+  bool moveRegisters = target.has(minitile::Feature::setmaxnreg);
   OpBuilder c = OpBuilder::atBlockBegin(&compute);
   int64_t computeRegisters = std::min<int64_t>(
-      248, (65536 - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
-  SetMaxNRegOp::create(c, loc, computeRegisters, /*increase=*/true);
+      target.maxRegistersPerThread / 8 * 8,
+      (target.registersPerSM - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
+  if (moveRegisters)
+    SetMaxNRegOp::create(c, loc, computeRegisters, /*increase=*/true);
   Value hw = ThreadIdOp::create(c, loc, Dim::x);
   Value computeTid = arith::SubIOp::create(c, loc, hw, constant(c, loc, kProducerThreads));
   compute.walk([&](ThreadIdOp op) {
@@ -305,7 +314,8 @@ LogicalResult specialise(KernelOp kernel,
       op.erase();
   });
   OpBuilder pb = OpBuilder::atBlockBegin(&producer);
-  SetMaxNRegOp::create(pb, loc, kProducerRegisters, /*increase=*/false);
+  if (moveRegisters)
+    SetMaxNRegOp::create(pb, loc, kProducerRegisters, /*increase=*/false);
 
   for (auto &[loop, body] : bodies) {
     int64_t perIteration = threads / loop.getGroups();
@@ -331,31 +341,48 @@ LogicalResult specialise(KernelOp kernel,
   return success();
 }
 
-struct PipelineLoops : minitile::tile::impl::TilePipelineBase<PipelineLoops> {
+/// Why `kernel`'s block cannot take a producer warpgroup, or "".
+std::string blockRefusal(KernelOp kernel, const minitile::Target &target) {
+  ArrayRef<int32_t> block = kernel.getBlock();
+  if (kernel.getProducerThreads())
+    return "the kernel is already warp-specialised";
+  if (block[1] != 1 || block[2] != 1 || block[0] % 128)
+    return "its block is not a row of whole warpgroups";
+  if (block[0] + kProducerThreads > target.maxThreadsPerBlock)
+    return "a producer warpgroup would make the block larger than " +
+           std::to_string(target.maxThreadsPerBlock) + " threads";
+  if (!target.has(minitile::Feature::tma))
+    return target.arch + " has no tensor-memory accelerator";
+  if (!target.has(minitile::Feature::elect))
+    return target.arch + " has no elect.sync";
+  return "";
+}
+
+struct WarpSpecialize : minitile::tile::impl::TileWarpSpecializeBase<WarpSpecialize> {
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<KernelOp>()) {
       SmallVector<PipelinedOp> loops;
       kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
       if (loops.empty())
         continue;
-      ArrayRef<int32_t> block = kernel.getBlock();
-      bool canSpecialise = block[1] == 1 && block[2] == 1 && block[0] % 128 == 0 &&
-                           block[0] + kProducerThreads <= 1024 &&
-                           kernel.getProducerThreads() == 0;
+      std::string why = blockRefusal(kernel, targetOf(kernel));
       SmallVector<std::pair<PipelinedOp, Body>> bodies;
       for (PipelinedOp loop : loops) {
         FailureOr<Body> body = analyse(loop);
         if (failed(body))
           return signalPassFailure();
         for (CopyOp copy : body->copies) {
-          std::string why;
-          canSpecialise = canSpecialise && tmaEligible(copy, why);
+          std::string copyWhy;
+          if (why.empty() && !tmaEligible(copy, copyWhy))
+            why = "a copy cannot use the tensor-memory accelerator: " + copyWhy;
         }
         bodies.emplace_back(loop, *body);
       }
-      if (!canSpecialise) {
-        for (PipelinedOp loop : loops)
+      if (!why.empty()) {
+        for (PipelinedOp loop : loops) {
+          loop.emitRemark("runs as a serial loop without a producer warpgroup: ") << why;
           makeSerial(loop);
+        }
         continue;
       }
       if (failed(specialise(kernel, bodies)))
