@@ -309,38 +309,64 @@ static void addLoopBody(OpBuilder &b, OperationState &state, ValueRange initArgs
   }
 }
 
+/// `iter_args(%a = %x, ...) -> (T, ...)`, if present: the region arguments
+/// after the index, the initial values and the result types.
+static ParseResult parseIterArgs(OpAsmParser &parser, OperationState &result,
+                                 SmallVectorImpl<OpAsmParser::Argument> &regionArgs) {
+  SmallVector<OpAsmParser::UnresolvedOperand> inits;
+  if (failed(parser.parseOptionalKeyword("iter_args")))
+    return success();
+  if (parser.parseAssignmentList(regionArgs, inits) ||
+      parser.parseArrowTypeList(result.types))
+    return failure();
+  if (regionArgs.size() != result.types.size() + 1)
+    return parser.emitError(parser.getNameLoc(), "a loop has one result type per iter_arg");
+  for (auto [arg, type] : llvm::zip(llvm::drop_begin(regionArgs), result.types))
+    arg.type = type;
+  return parser.resolveOperands(inits, result.types, parser.getNameLoc(), result.operands);
+}
+
+static void printIterArgs(OpAsmPrinter &p, Block::BlockArgListType args, ValueRange inits,
+                          TypeRange types) {
+  if (inits.empty())
+    return;
+  p << " iter_args(";
+  llvm::interleaveComma(llvm::zip(args, inits), p, [&](auto pair) {
+    p << std::get<0>(pair) << " = " << std::get<1>(pair);
+  });
+  p << ") -> (" << types << ")";
+}
+
+/// Shared by tile.for and tile.pipelined: the body takes the index and one
+/// value per iter_arg, of its type, and yields the results' types.
+static LogicalResult verifyCarried(Operation *op, Block &body, ValueRange inits,
+                                   Block::BlockArgListType iterArgs, TypeRange results) {
+  if (body.getNumArguments() != inits.size() + 1 || !body.getArgument(0).getType().isIndex())
+    return op->emitOpError("body takes the index and one value per iter_arg");
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != results)
+    return op->emitOpError("body yields ")
+           << yield.getValues().size() << " values for " << results.size()
+           << " results of other types";
+  for (auto [arg, init] : llvm::zip(iterArgs, inits))
+    if (arg.getType() != init.getType())
+      return op->emitOpError("iter_arg type differs from its initial value");
+  return success();
+}
+
 ParseResult ForOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::Argument> regionArgs(1);
   if (parseLoopHeader(parser, result, regionArgs[0]))
     return failure();
-  SmallVector<OpAsmParser::UnresolvedOperand> inits;
-  if (succeeded(parser.parseOptionalKeyword("iter_args"))) {
-    if (parser.parseAssignmentList(regionArgs, inits) ||
-        parser.parseArrowTypeList(result.types))
-      return failure();
-    if (regionArgs.size() != result.types.size() + 1)
-      return parser.emitError(parser.getNameLoc(),
-                              "tile.for has one result type per iter_arg");
-    for (auto [arg, type] : llvm::zip(llvm::drop_begin(regionArgs), result.types))
-      arg.type = type;
-    if (parser.resolveOperands(inits, result.types, parser.getNameLoc(),
-                               result.operands))
-      return failure();
-  }
+  if (parseIterArgs(parser, result, regionArgs))
+    return failure();
   return parseLoopBody<ForOp>(parser, result, regionArgs);
 }
 
 void ForOp::print(OpAsmPrinter &p) {
   printLoopHeader(p, getInductionVar(), getLowerBound(), getUpperBound(),
                   getStep());
-  if (!getInitArgs().empty()) {
-    p << " iter_args(";
-    llvm::interleaveComma(llvm::zip(getRegionIterArgs(), getInitArgs()), p,
-                          [&](auto pair) {
-                            p << std::get<0>(pair) << " = " << std::get<1>(pair);
-                          });
-    p << ") -> (" << getResultTypes() << ")";
-  }
+  printIterArgs(p, getRegionIterArgs(), getInitArgs(), getResultTypes());
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/!getInitArgs().empty());
@@ -356,19 +382,8 @@ void ForOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
 }
 
 LogicalResult ForOp::verify() {
-  Block &body = getBody().front();
-  if (body.getNumArguments() != getInitArgs().size() + 1 ||
-      !body.getArgument(0).getType().isIndex())
-    return emitOpError("body takes the index and one value per iter_arg");
-  auto yield = llvm::cast<YieldOp>(body.getTerminator());
-  if (yield.getValues().getTypes() != getResultTypes())
-    return emitOpError("body yields ")
-           << yield.getValues().size() << " values for "
-           << getResultTypes().size() << " results of other types";
-  for (auto [arg, init] : llvm::zip(getRegionIterArgs(), getInitArgs()))
-    if (arg.getType() != init.getType())
-      return emitOpError("iter_arg type differs from its initial value");
-  return success();
+  return verifyCarried(*this, getBody().front(), getInitArgs(), getRegionIterArgs(),
+                       getResultTypes());
 }
 
 
@@ -617,6 +632,8 @@ ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   if (succeeded(parser.parseOptionalKeyword("groups")) && parser.parseInteger(groups))
     return failure();
+  if (parseIterArgs(parser, result, regionArgs))
+    return failure();
   Builder &b = parser.getBuilder();
   result.addAttribute("stages", b.getI64IntegerAttr(stages));
   result.addAttribute("groups", b.getI64IntegerAttr(groups));
@@ -628,21 +645,31 @@ void PipelinedOp::print(OpAsmPrinter &p) {
   p << " stages " << getStages();
   if (getGroups() != 1)
     p << " groups " << getGroups();
+  printIterArgs(p, getRegionIterArgs(), getInitArgs(), getResultTypes());
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
+                /*printBlockTerminators=*/!getInitArgs().empty());
   p.printOptionalAttrDict((*this)->getAttrs(), {"stages", "groups"});
 }
 
 void PipelinedOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
-                        Value step, int64_t stages, int64_t groups) {
+                        Value step, int64_t stages, int64_t groups, ValueRange initArgs) {
   state.addOperands({lb, ub, step});
+  state.addOperands(initArgs);
+  state.addTypes(initArgs.getTypes());
   state.addAttribute(getStagesAttrName(state.name), b.getI64IntegerAttr(stages));
   state.addAttribute(getGroupsAttrName(state.name), b.getI64IntegerAttr(groups));
-  addLoopBody(b, state);
+  addLoopBody(b, state, initArgs);
 }
 
 LogicalResult PipelinedOp::verify() {
+  if (failed(verifyCarried(*this, getBody().front(), getInitArgs(), getRegionIterArgs(),
+                           getResultTypes())))
+    return failure();
+  if (!getInitArgs().empty() && getGroups() != 1)
+    return emitOpError("carries values from iteration to iteration, so it runs on one "
+                       "group, not ")
+           << getGroups();
   if (getStages() < 1)
     return emitOpError("needs at least one stage, not ") << getStages();
   if (getGroups() < 1)

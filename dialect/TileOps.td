@@ -380,9 +380,20 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     A is [M, K]; B is [K, N], or [N, K] with `transpose_b`; the result is the
     [M, N] fragment A x B plus `acc` when given (zero otherwise). On sm_90a it
     becomes wgmma: each warpgroup of the executing warps computes 64 rows.
+    The result is computed asynchronously and waited for where it is first
+    read; with `max_pending` = n, the gemm also waits, right after it starts,
+    until at most n earlier gemms are still running (a pipelined loop
+    accumulating into a loop-carried result releases a stage's tiles one
+    iteration late, after that wait).
+
+    ```mlir
+    %c = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>,
+           !tile.shared<128x64xbf16, swizzle = 128> -> tensor<64x128xf32>
+    ```
   }];
   let arguments = (ins Tile_AnyShared:$a, Tile_AnyShared:$b,
-                       Optional<Tile_Fragment>:$acc, UnitAttr:$transpose_b);
+                       Optional<Tile_Fragment>:$acc, UnitAttr:$transpose_b,
+                       OptionalAttr<I64Attr>:$max_pending);
   let results = (outs Tile_Fragment:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $acc^)? attr-dict `:` type($a) `,` type($b) (`,` type($acc)^)? `->` type($result)
@@ -449,6 +460,24 @@ def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure,
+    AllShapesMatch<["source", "result"]>, AllElementTypesMatch<["source", "result"]>]> {
+  let summary = "the same fragment in another layout";
+  let description = [{
+    tile-assign-layouts inserts it where a fragment meets a user that needs
+    its elements on other threads or registers. tile-distribute-fragments
+    renames registers where only they differ, uses warp shuffles where each
+    element stays in its warp, and goes through shared memory otherwise.
+
+    ```mlir
+    %b = tile.convert_layout %a : tensor<64x8xf32, #frag> -> tensor<64x8xf32, #frag1>
+    ```
+  }];
+  let arguments = (ins Tile_Fragment:$source);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+}
+
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "sum, max or min",
     [I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>]> {
   let genSpecializedAttr = 0;
@@ -461,8 +490,15 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let description = [{
     The result drops dimension `axis`. Lowered in registers, then with warp
     shuffles, then through shared memory when the dimension spans warps.
+    With `contract`, the float additions it makes may fuse with the
+    multiplications that feed them (fma).
+
+    ```mlir
+    %s = tile.reduce sum %x axis 1 {contract} : tensor<64x128xf32> -> tensor<64xf32>
+    ```
   }];
-  let arguments = (ins Tile_Fragment:$source, Tile_ReduceKindAttr:$kind, I64Attr:$axis);
+  let arguments = (ins Tile_Fragment:$source, Tile_ReduceKindAttr:$kind, I64Attr:$axis,
+                       UnitAttr:$contract);
   let results = (outs Tile_Fragment:$result);
   let assemblyFormat = "$kind $source `axis` $axis attr-dict `:` type($source) `->` type($result)";
   let hasVerifier = 1;
@@ -487,17 +523,37 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     the iterations alternate between that many groups of the compute warps,
     each running its iterations' fragment code on its own warps; `stages` is
     then a multiple of `groups`, so each stage is always read by one group.
+    Values carried from iteration to iteration (`iter_args`, a gemm's
+    accumulator say) need one group.
+
+    ```mlir
+    %acc = tile.pipelined %k = %c0 to %n step %c1 stages 4
+        iter_args(%c = %zero) -> (tensor<128x128xf32>) {
+      %a = tile.alloc_shared : !tile.shared<128x64xbf16, swizzle = 128>
+      %b = tile.alloc_shared : !tile.shared<128x64xbf16, swizzle = 128>
+      tile.copy %A[%m0, %k0] to %a box [128, 64] : !tile.tensor<?x?xbf16>, !tile.shared<128x64xbf16, swizzle = 128>
+      tile.copy %B[%n0, %k0] to %b box [128, 64] : !tile.tensor<?x?xbf16>, !tile.shared<128x64xbf16, swizzle = 128>
+      %next = tile.gemm %a, %b, %c {transpose_b} : ... -> tensor<128x128xf32>
+      tile.yield %next : tensor<128x128xf32>
+    }
+    ```
   }];
   let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
+                       Variadic<AnyType>:$initArgs,
                        I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::mlir::Value":$lb, "::mlir::Value":$ub,
-      "::mlir::Value":$step, "int64_t":$stages, "int64_t":$groups)>];
+      "::mlir::Value":$step, "int64_t":$stages, "int64_t":$groups,
+      CArg<"::mlir::ValueRange", "{}">:$initArgs)>];
   let extraClassDeclaration = [{
     ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
+    ::mlir::Block::BlockArgListType getRegionIterArgs() {
+      return getBody().getArguments().drop_front();
+    }
   }];
 }
 
@@ -548,6 +604,21 @@ def Tile_ShuffleXorOp : Tile_Op<"shuffle_xor", [Pure, Tile_InKernel,
   let arguments = (ins AnyTypeOf<[I32, F32]>:$value, I64Attr:$mask);
   let results = (outs AnyTypeOf<[I32, F32]>:$result);
   let assemblyFormat = "$value `,` $mask attr-dict `:` type($value)";
+}
+
+def Tile_ShuffleIdxOp : Tile_Op<"shuffle_idx", [Pure, Tile_InKernel,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "the value of lane `lane` of this warp";
+  let description = [{
+    Every lane of the warp takes part; `lane` may differ from lane to lane.
+
+    ```mlir
+    %v = tile.shuffle_idx %x, %src : f32
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I32, F32]>:$value, I32:$lane);
+  let results = (outs AnyTypeOf<[I32, F32]>:$result);
+  let assemblyFormat = "$value `,` $lane attr-dict `:` type($value)";
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier", [Tile_InKernel]> {

@@ -148,6 +148,8 @@ Kernel::Kernel(detail::KernelState *state) : state_(state), id_(state->id) {}
 
 const Target &Kernel::target() const { return *state_->target; }
 
+void Kernel::contractFloats(bool on, SourceLoc loc) { detail::checked(id_, loc).contract = on; }
+
 namespace {
 
 using detail::checked;

@@ -19,6 +19,7 @@ struct KernelState {
   uint64_t id; // unique among all kernels built by this process
   mlir::MLIRContext *ctx;
   const Target *target;     // what the kernel is compiled for
+  bool contract = true;     // float multiply-adds may fuse (fma)
   mlir::ModuleOp module;
   tile::HostOp host;
   tile::KernelOp kernel;

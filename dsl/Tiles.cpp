@@ -189,7 +189,7 @@ Value gemm(const Shared &a, const Shared &b, bool transposeB, Value acc, SourceL
                            " but A x B is " + detail::describe(type));
   }
   auto op = tile::GemmOp::create(k.b, k.loc(loc), type, sharedValue(a), sharedValue(b), c,
-                                 transposeB);
+                                 transposeB, /*max_pending=*/nullptr);
   return Access::make(&k, op.getResult());
 }
 
@@ -316,7 +316,10 @@ static Value reduce(const Arg &v, int axis, tile::ReduceKind kind, const char *w
   if (shape.empty())
     shape.push_back(1);
   auto result = mlir::RankedTensorType::get(shape, type.getElementType());
-  return Access::make(&k, tile::ReduceOp::create(k.b, k.loc(loc), result, x, kind, axis));
+  bool contract = k.contract && kind == tile::ReduceKind::sum &&
+                  llvm::isa<mlir::FloatType>(type.getElementType());
+  return Access::make(&k, tile::ReduceOp::create(k.b, k.loc(loc), result, x, kind, axis,
+                                                 contract));
 }
 
 Value reduceSum(Arg v, int axis, SourceLoc loc) {

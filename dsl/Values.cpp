@@ -101,6 +101,12 @@ mlir::Value materialize(KernelState &k, const Arg &a,
 
 namespace {
 
+/// `contract` unless the kernel turned contraction off.
+mlir::arith::FastMathFlags floatFlags(const KernelState &k) {
+  return k.contract ? mlir::arith::FastMathFlags::contract : mlir::arith::FastMathFlags::none;
+}
+
+
 enum class Kind { any, integer, boolean, number /* int or float, not bool */ };
 
 bool isInt(mlir::Type t) {
@@ -265,7 +271,7 @@ Value operator+(Arg a, Arg b) {
                 [](KernelState &k, mlir::Location loc, mlir::Value x,
                    mlir::Value y, bool fl) -> mlir::Value {
                   if (fl)
-                    return AddFOp::create(k.b, loc, x, y);
+                    return AddFOp::create(k.b, loc, x, y, floatFlags(k));
                   return AddIOp::create(k.b, loc, x, y);
                 });
 }
@@ -275,7 +281,7 @@ Value operator-(Arg a, Arg b) {
                 [](KernelState &k, mlir::Location loc, mlir::Value x,
                    mlir::Value y, bool fl) -> mlir::Value {
                   if (fl)
-                    return SubFOp::create(k.b, loc, x, y);
+                    return SubFOp::create(k.b, loc, x, y, floatFlags(k));
                   return SubIOp::create(k.b, loc, x, y);
                 });
 }
@@ -285,7 +291,7 @@ Value operator*(Arg a, Arg b) {
                 [](KernelState &k, mlir::Location loc, mlir::Value x,
                    mlir::Value y, bool fl) -> mlir::Value {
                   if (fl)
-                    return MulFOp::create(k.b, loc, x, y);
+                    return MulFOp::create(k.b, loc, x, y, floatFlags(k));
                   return MulIOp::create(k.b, loc, x, y);
                 });
 }

@@ -251,6 +251,19 @@ struct ShuffleXorLowering : ConvertOpToLLVMPattern<tile::ShuffleXorOp> {
   }
 };
 
+struct ShuffleIdxLowering : ConvertOpToLLVMPattern<tile::ShuffleIdxOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ShuffleIdxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(
+        op, adaptor.getValue().getType(), i32(rewriter, loc, -1), adaptor.getValue(),
+        adaptor.getLane(), i32(rewriter, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
+    return success();
+  }
+};
+
 struct TmaLoadLowering : ConvertOpToLLVMPattern<hopper::TmaLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -274,14 +287,22 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
     Location loc = op.getLoc();
     int64_t swizzle = op.getTile().getType().getSwizzle();
     int64_t layout = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-    Value addr = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), adaptor.getTile());
-    addr = LLVM::AddOp::create(rewriter, loc, addr, adaptor.getOffset());
     // bits 0-13: address >> 4; 16-29: leading offset >> 4 (1: unused when
     // swizzled); 32-45: stride offset >> 4; 62-63: the swizzle.
-    Value start = LLVM::LShrOp::create(
-        rewriter, loc, LLVM::AndOp::create(rewriter, loc, addr, i64(rewriter, loc, 0x3FFFF)),
-        i64(rewriter, loc, 4));
-    int64_t fixed = (int64_t(1) << 16) | ((op.getSbo() >> 4) << 32) | (layout << 62);
+    // Shared addresses fit in 18 bits and wgmma operands are 16-byte
+    // aligned, so the low word is ((tile >> 4) | 1 << 16) + (offset >> 4)
+    // with no carry out of the address field: the tile's part is shared by
+    // every descriptor of the tile, and a constant offset is one add.
+    Type i32t = rewriter.getI32Type();
+    Value tile = LLVM::PtrToIntOp::create(rewriter, loc, i32t, adaptor.getTile());
+    Value offset = LLVM::TruncOp::create(rewriter, loc, i32t, adaptor.getOffset());
+    Value base = LLVM::OrOp::create(
+        rewriter, loc, LLVM::LShrOp::create(rewriter, loc, tile, i32(rewriter, loc, 4)),
+        i32(rewriter, loc, 1 << 16));
+    Value low = LLVM::AddOp::create(
+        rewriter, loc, base, LLVM::LShrOp::create(rewriter, loc, offset, i32(rewriter, loc, 4)));
+    Value start = LLVM::ZExtOp::create(rewriter, loc, rewriter.getI64Type(), low);
+    int64_t fixed = ((op.getSbo() >> 4) << 32) | (layout << 62);
     rewriter.replaceOpWithNewOp<LLVM::OrOp>(op, start, i64(rewriter, loc, fixed));
     return success();
   }
@@ -341,7 +362,7 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
                MBarrierInitLowering, MBarrierArriveLowering, MBarrierExpectTxLowering,
                MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
                FenceProxyAsyncLowering, BarrierLowering, NamedBarrierLowering, ElectOneLowering, SetMaxNRegLowering,
-               ShuffleXorLowering, TmaLoadLowering, WgmmaDescLowering,
+               ShuffleXorLowering, ShuffleIdxLowering, TmaLoadLowering, WgmmaDescLowering,
                ReplaceWith<hopper::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
                ReplaceWith<hopper::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
                WgmmaWaitLowering, WgmmaLowering>(converter);

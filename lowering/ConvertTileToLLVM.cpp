@@ -1,8 +1,8 @@
 //===- ConvertTileToLLVM.cpp - tile kernels to the LLVM + NVVM dialects ---===//
 //
 // Expects: tile.kernel bodies with tile memory/geometry/loop ops and arith,
-//          no tile.parallel (run tile-distribute-parallel first) and no arith
-//          ops that need expanding (run arith-expand first).
+//          no tile.parallel (run tile-distribute-parallel first). Arith ops
+//          of any kind: ceil/floor divisions are expanded here.
 // Leaves:  llvm.func kernels marked nvvm.kernel with nvvm.maxntid, using only
 //          the LLVM and NVVM dialects (plus unrealized casts that
 //          reconcile-unrealized-casts removes). tile.host launchers are erased.
@@ -15,6 +15,7 @@
 #include "lowering/LoweringPasses.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -419,6 +420,10 @@ struct ConvertTileToLLVM
                  ElemsToAlignedOpLowering, SplatOpLowering, AllocLocalOpLowering,
                  LocalLoadOpLowering, LocalStoreOpLowering, ForOpLowering,
                  IfOpLowering, YieldOpLowering>(converter);
+    // ceildivsi and friends expand to arith first; float min/max lower to
+    // llvm.minimum/maximum (one min.NaN/max.NaN instruction on sm_80 and
+    // later) rather than to compares and selects.
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateSCFToControlFlowConversionPatterns(patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

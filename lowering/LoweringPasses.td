@@ -10,7 +10,8 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     Each tile.kernel becomes an `llvm.func` marked `nvvm.kernel`; tensors
     become {pointer, outer strides} structs; loops and ifs go through scf and
     cf to LLVM branches. Launchers (tile.host), which only the C++ emitter
-    reads, are dropped. Run `arith-expand` before it.
+    reads, are dropped. Ceil and floor divisions are expanded on the way;
+    float min and max become llvm.minimum and llvm.maximum.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::cf::ControlFlowDialect"];

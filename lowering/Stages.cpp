@@ -72,7 +72,6 @@ mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        const StageOptions &opts) {
   return run(module, opts, "lowering to LLVM", [](mlir::OpPassManager &pm) {
     pm.addPass(tile::createTileVerifyTarget());
-    pm.addPass(mlir::arith::createArithExpandOpsPass());
     pm.addPass(createConvertTileToLLVM());
     pm.addPass(mlir::createReconcileUnrealizedCastsPass());
     pm.addPass(mlir::createCanonicalizerPass());

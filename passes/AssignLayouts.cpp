@@ -1,21 +1,24 @@
 //===- AssignLayouts.cpp - choose which thread holds each fragment element ===//
 //
-// Expects: fragments (static tensors) without layouts in tile.kernel bodies.
-// Leaves:  every fragment type carrying a #tile.frag layout. gemm results get
-//          the wgmma accumulator layout of the warps that execute them (the
-//          kernel's compute warps, split between a pipelined loop's groups);
-//          layouts then flow forward through elementwise ops, reshape,
-//          transpose and reduce, and backward into the operands of
-//          elementwise ops, broadcasts, reshapes and transposes (so loads,
-//          iota and constants take the layout their users need). Fragments
-//          still without one get a blocked layout, and propagation resumes.
-//          Two different layouts meeting at one op are an error.
+// Expects: fragments (static tensors) without layouts in tile.kernel bodies,
+//          possibly carried through tile.for / tile.pipelined / tile.if.
+// Leaves:  every fragment type carrying a #tile.frag layout. Each op's family
+//          (passes/fragments/) infers the layouts its fragments need from
+//          those known: gemm results take the wgmma accumulator layout of
+//          the warps that run them; layouts flow forward and backward
+//          through elementwise and shape ops; loops give an iter_arg, its
+//          initial value, its yield and its result one layout. Where an
+//          operand's value already has another layout, a tile.convert_layout
+//          is inserted for that use (splat constants are made again
+//          instead). Decisions that depend on what users want (a reduction's
+//          result, a loop's carried values) wait until propagation stalls;
+//          fragments still without a layout then get a blocked one, and
+//          propagation resumes.
 //
 //===----------------------------------------------------------------------===//
-#include "passes/Layouts.h"
 #include "passes/Passes.h"
+#include "passes/fragments/Fragments.h"
 
-#include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace minitile::tile {
@@ -28,200 +31,88 @@ using namespace minitile::tile;
 
 namespace {
 
-bool isFragment(Value v) { return llvm::isa<RankedTensorType>(v.getType()); }
-
 class LayoutAssignment {
 public:
-  explicit LayoutAssignment(KernelOp kernel) : kernel_(kernel) {}
+  explicit LayoutAssignment(KernelOp kernel) : kernel_(kernel), solver_(kernel) {}
 
   LogicalResult run() {
-    if (failed(collect()))
-      return failure();
     while (true) {
-      if (failed(propagate()))
+      if (failed(propagate(/*stalled=*/false)))
         return failure();
+      FailureOr<bool> decided = propagate(/*stalled=*/true);
+      if (failed(decided))
+        return failure();
+      if (*decided)
+        continue;
       Value open = firstUnassigned();
       if (!open)
         break;
       auto type = llvm::cast<RankedTensorType>(open.getType());
-      FailureOr<int64_t> warps = executingWarps(open);
+      FailureOr<int64_t> warps = solver_.executingWarps(open);
       if (failed(warps))
         return failure();
-      set(open, blockedLayout(kernel_.getContext(), type.getShape(),
-                              elementBytes(type.getElementType()), *warps));
+      if (failed(solver_.set(open, blockedLayout(kernel_.getContext(), type.getShape(),
+                                                 elementBytes(type.getElementType()), *warps),
+                             nullptr)))
+        return failure();
     }
     return rewriteTypes();
   }
 
 private:
   /// Every fragment value, in program order.
-  LogicalResult collect() {
-    WalkResult r = kernel_.walk([&](Operation *op) {
+  SmallVector<Value> fragments() {
+    SmallVector<Value> values;
+    kernel_.walk<WalkOrder::PreOrder>([&](Operation *op) {
       for (Region &region : op->getRegions())
         for (Block &block : region)
           for (BlockArgument arg : block.getArguments())
-            if (isFragment(arg)) {
-              op->emitOpError("carries a fragment through a block argument, which "
-                              "is not supported yet");
-              return WalkResult::interrupt();
-            }
+            if (isFragment(arg))
+              values.push_back(arg);
       for (Value v : op->getResults())
-        if (isFragment(v)) {
-          if (layoutOf(v.getType())) {
-            layout_[v] = layoutOf(v.getType());
-          }
-          values_.push_back(v);
-        }
-      return WalkResult::advance();
+        if (isFragment(v))
+          values.push_back(v);
     });
-    return failure(r.wasInterrupted());
+    return values;
   }
 
   Value firstUnassigned() {
-    for (Value v : values_)
-      if (!layout_.count(v))
+    for (Value v : fragments())
+      if (!solver_.get(v))
         return v;
     return nullptr;
   }
 
-  /// Warps that hold `v`: those executing its definition and its uses, the
-  /// fewest (a fragment made outside a pipelined loop and used in it lives in
-  /// each group of warps).
-  FailureOr<int64_t> executingWarps(Value v) {
-    Operation *op = v.getDefiningOp();
-    int64_t all = kernel_.getNumComputeThreads() / 32;
-    auto warpsAt = [&](Operation *at) -> int64_t {
-      auto loop = at->getParentOfType<PipelinedOp>();
-      return loop ? all / loop.getGroups() : all;
-    };
-    int64_t warps = warpsAt(op);
-    for (Operation *user : v.getUsers())
-      warps = std::min(warps, warpsAt(user));
-    if (warps < 1 || !llvm::isPowerOf2_64(warps))
-      return op->emitOpError("fragments need a power-of-two number of whole warps; "
-                             "this code runs on ")
-             << kernel_.getNumComputeThreads() << " threads";
-    return warps;
-  }
-
-  /// Records `layout` for `v`; false (with an error) on a conflict.
-  LogicalResult assign(Value v, FragLayoutAttr layout, Operation *at) {
-    if (!layout)
-      return success();
-    auto it = layout_.find(v);
-    if (it == layout_.end()) {
-      set(v, layout);
-      return success();
-    }
-    if (it->second != layout)
-      return at->emitOpError("meets fragments of two different layouts: ")
-             << it->second << " and " << layout
-             << " (converting between layouts is not supported yet)";
-    return success();
-  }
-
-  void set(Value v, FragLayoutAttr layout) {
-    layout_[v] = layout;
-    changed_ = true;
-  }
-
-  FragLayoutAttr get(Value v) { return layout_.lookup(v); }
-
-  LogicalResult propagate() {
+  /// Runs every family until nothing changes. With `stalled`, families may
+  /// make the decisions they put off; then the walk stops at the first op
+  /// that decided something (in program order), and the result says whether
+  /// one did.
+  FailureOr<bool> propagate(bool stalled) {
+    solver_.stalled = stalled;
     do {
-      changed_ = false;
-      WalkResult r = kernel_.walk([&](Operation *op) {
-        return failed(visit(op)) ? WalkResult::interrupt() : WalkResult::advance();
-      });
-      if (r.wasInterrupted())
-        return failure();
-    } while (changed_);
-    return success();
-  }
-
-  LogicalResult visit(Operation *op) {
-    if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
-      auto type = gemm.getResult().getType();
-      FailureOr<int64_t> warps = executingWarps(gemm.getResult());
-      if (failed(warps))
-        return failure();
-      int64_t M = type.getShape()[0], N = type.getShape()[1];
-      if (*warps % 4 || M != 16 * *warps)
-        return gemm.emitOpError("runs on ")
-               << *warps << " warps, whose warpgroups take 64 rows each, so its A has "
-               << 16 * *warps << " rows, not " << M;
-      if (N < 8 || N > 256)
-        return gemm.emitOpError("has N = ") << N << "; wgmma takes 8 to 256 columns";
-      auto acc = wgmmaAccumulatorLayout(op->getContext(), M, N, *warps);
-      if (failed(assign(gemm.getResult(), acc, op)))
-        return failure();
-      if (gemm.getAcc())
-        return assign(gemm.getAcc(), acc, op);
-      return success();
-    }
-    if (auto reshape = llvm::dyn_cast<ReshapeOp>(op)) {
-      auto from = reshape.getSource().getType().getShape();
-      auto to = reshape.getResult().getType().getShape();
-      if (FragLayoutAttr l = get(reshape.getSource()))
-        if (failed(assign(reshape.getResult(), reshapeLayout(l, from, to), op)))
+      solver_.changed = false;
+      SmallVector<Operation *> ops;
+      kernel_.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
+      for (Operation *op : ops) {
+        const FragmentFamily *family = familyOf(op);
+        if (!family) {
+          if (touchesFragments(op))
+            return op->emitOpError("does not take fragments");
+          continue;
+        }
+        if (failed(family->inferLayouts(op, solver_)))
           return failure();
-      if (FragLayoutAttr l = get(reshape.getResult()))
-        return assign(reshape.getSource(), reshapeLayout(l, to, from), op);
-      return success();
-    }
-    if (auto transpose = llvm::dyn_cast<TransposeOp>(op)) {
-      if (FragLayoutAttr l = get(transpose.getSource()))
-        if (failed(assign(transpose.getResult(), transposeLayout(l, transpose.getPerm()), op)))
-          return failure();
-      if (FragLayoutAttr l = get(transpose.getResult()))
-        return assign(transpose.getSource(), untransposeLayout(l, transpose.getPerm()), op);
-      return success();
-    }
-    if (auto reduce = llvm::dyn_cast<ReduceOp>(op)) {
-      if (FragLayoutAttr l = get(reduce.getSource()))
-        return assign(reduce.getResult(), reduceLayout(l, reduce.getAxis()), op);
-      return success();
-    }
-    if (auto store = llvm::dyn_cast<StoreTileOp>(op)) {
-      // The mask goes with the value.
-      if (!store.getMask())
-        return success();
-      if (FragLayoutAttr l = get(store.getValue()))
-        if (failed(assign(store.getMask(), l, op)))
-          return failure();
-      if (FragLayoutAttr l = get(store.getMask()))
-        return assign(store.getValue(), l, op);
-      return success();
-    }
-    if (auto broadcast = llvm::dyn_cast<BroadcastOp>(op)) {
-      if (FragLayoutAttr l = get(broadcast.getResult()))
-        if (isFragment(broadcast.getSource()))
-          return assign(broadcast.getSource(),
-                        broadcastSourceLayout(l, broadcast.getDims()), op);
-      return success();
-    }
-    if (op->getNumResults() == 1 && isFragment(op->getResult(0)) &&
-        (op->hasTrait<OpTrait::Elementwise>() || llvm::isa<arith::ConstantOp>(op))) {
-      // Elementwise: operands and result share one layout.
-      FragLayoutAttr l = get(op->getResult(0));
-      for (Value operand : op->getOperands())
-        if (!l && isFragment(operand))
-          l = get(operand);
-      if (!l)
-        return success();
-      if (failed(assign(op->getResult(0), l, op)))
-        return failure();
-      for (Value operand : op->getOperands())
-        if (isFragment(operand) && failed(assign(operand, l, op)))
-          return failure();
-    }
-    return success();
+        if (stalled && solver_.changed)
+          return true;
+      }
+    } while (!stalled && solver_.changed);
+    return false;
   }
 
   LogicalResult rewriteTypes() {
-    for (Value v : values_) {
+    for (Value v : fragments()) {
       auto type = llvm::cast<RankedTensorType>(v.getType());
-      auto typed = withLayout(type, layout_.lookup(v));
+      auto typed = withLayout(type, solver_.get(v));
       v.setType(typed);
       if (auto constant = v.getDefiningOp<arith::ConstantOp>()) {
         auto dense = llvm::dyn_cast<DenseElementsAttr>(constant.getValue());
@@ -234,9 +125,7 @@ private:
   }
 
   KernelOp kernel_;
-  SmallVector<Value> values_;
-  llvm::DenseMap<Value, FragLayoutAttr> layout_;
-  bool changed_ = false;
+  LayoutSolver solver_;
 };
 
 struct AssignLayouts : minitile::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
@@ -248,3 +137,109 @@ struct AssignLayouts : minitile::tile::impl::TileAssignLayoutsBase<AssignLayouts
 };
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// LayoutSolver
+//===----------------------------------------------------------------------===//
+
+namespace minitile::tile {
+
+bool isFragment(Value v) { return llvm::isa<RankedTensorType>(v.getType()); }
+
+bool touchesFragments(Operation *op) {
+  return llvm::any_of(op->getOperands(), isFragment) ||
+         llvm::any_of(op->getResults(), isFragment);
+}
+
+LogicalResult LayoutSolver::set(Value v, FragLayoutAttr layout, Operation *at) {
+  if (!layout)
+    return success();
+  auto it = layouts_.find(v);
+  if (it == layouts_.end()) {
+    layouts_[v] = layout;
+    changed = true;
+    return success();
+  }
+  if (it->second == layout)
+    return success();
+  Operation *where = at ? at : v.getDefiningOp();
+  if (!where)
+    where = v.getParentBlock()->getParentOp();
+  return where->emitOpError("gives a fragment two layouts: ")
+         << it->second << " and " << layout;
+}
+
+/// Whether `v`'s defining op decides its layout (a user's wish waits).
+static bool decidesOwnLayout(Value v) {
+  if (llvm::isa<BlockArgument>(v))
+    return true;
+  return llvm::isa<GemmOp, ReduceOp, ForOp, PipelinedOp, IfOp, ConvertLayoutOp>(
+      v.getDefiningOp());
+}
+
+void LayoutSolver::require(OpOperand &use, FragLayoutAttr layout) {
+  Value v = use.get();
+  if (!layout || !isFragment(v))
+    return;
+  FragLayoutAttr known = get(v);
+  if (!known) {
+    if (decidesOwnLayout(v)) {
+      wishes_.try_emplace(v, layout);
+      return;
+    }
+    (void)set(v, layout, use.getOwner());
+    return;
+  }
+  if (known == layout)
+    return;
+  OpBuilder b(use.getOwner());
+  Operation *def = v.getDefiningOp();
+  // A splat constant, or a broadcast scalar, is made again in the layout the
+  // use wants: cheaper than moving registers.
+  bool remake = false;
+  if (auto c = llvm::dyn_cast_or_null<arith::ConstantOp>(def))
+    remake = llvm::isa<SplatElementsAttr>(c.getValue());
+  if (auto bc = llvm::dyn_cast_or_null<BroadcastOp>(def))
+    remake = !isFragment(bc.getSource());
+  Value replacement;
+  if (remake) {
+    replacement = b.clone(*def)->getResult(0);
+  } else {
+    for (Value c : converted)
+      if (c.getDefiningOp<ConvertLayoutOp>().getSource() == v && get(c) == layout &&
+          c.getParentBlock() == use.getOwner()->getBlock() &&
+          c.getDefiningOp()->isBeforeInBlock(use.getOwner())) {
+        replacement = c;
+        break;
+      }
+    if (!replacement) {
+      replacement = ConvertLayoutOp::create(b, use.getOwner()->getLoc(), v.getType(), v);
+      converted.push_back(replacement);
+    }
+  }
+  layouts_[replacement] = layout;
+  changed = true;
+  use.set(replacement);
+}
+
+FailureOr<int64_t> LayoutSolver::executingWarps(Value v) const {
+  KernelOp kernel = kernel_;
+  int64_t all = kernel.getNumComputeThreads() / 32;
+  auto warpsAt = [&](Operation *at) -> int64_t {
+    auto loop = at->getParentOfType<PipelinedOp>();
+    return loop ? all / loop.getGroups() : all;
+  };
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    def = v.getParentBlock()->getParentOp();
+  int64_t warps = warpsAt(def);
+  for (Operation *user : v.getUsers())
+    warps = std::min(warps, warpsAt(user));
+  if (warps < 1 || !llvm::isPowerOf2_64(warps))
+    return def->emitOpError("fragments need a power-of-two number of whole warps; "
+                            "this code runs on ")
+           << kernel.getNumComputeThreads() << " threads";
+  return warps;
+}
+
+} // namespace minitile::tile

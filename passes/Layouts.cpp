@@ -172,17 +172,43 @@ FragLayoutAttr broadcastSourceLayout(FragLayoutAttr layout, ArrayRef<int64_t> di
   if (dims.empty())
     return nullptr;
   Bases b = Bases::of(layout);
+  auto repeated = [&](const Basis &v) {
+    for (unsigned d = 0; d < v.size(); ++d)
+      if (v[d] && !llvm::is_contained(dims, int64_t(d)))
+        return true;
+    return false;
+  };
+  // Registers along a repeated dimension go; lanes and warps along one hold
+  // copies.
+  llvm::erase_if(b.reg, repeated);
   b.transform([&](const Basis &v) {
+    if (repeated(v))
+      return Basis(dims.size(), 0);
     Basis out(dims.size(), 0);
     for (unsigned i = 0; i < dims.size(); ++i)
       out[i] = v[dims[i]];
-    // A basis along a repeated dimension now points nowhere: copies.
-    for (unsigned d = 0; d < v.size(); ++d)
-      if (v[d] && !llvm::is_contained(dims, int64_t(d)))
-        return Basis(dims.size(), 0);
     return out;
   });
   b.rank = dims.size();
+  return b.attr(layout.getContext());
+}
+
+FragLayoutAttr compactReduceLayout(FragLayoutAttr layout, int64_t axis) {
+  Bases src = Bases::of(layout);
+  Bases b = Bases::of(reduceLayout(layout, axis));
+  // Each lane bit along the axis, in order, takes the first register bit
+  // left (the order tile-distribute-fragments' reduce-scatter keeps).
+  for (unsigned bit = 0; bit < 5; ++bit) {
+    if (!src.lane[bit][axis])
+      continue;
+    auto first = llvm::find_if(b.reg, [](const Basis &v) {
+      return llvm::any_of(v, [](int64_t x) { return x != 0; });
+    });
+    if (first == b.reg.end())
+      break;
+    b.lane[bit] = *first;
+    b.reg.erase(first);
+  }
   return b.attr(layout.getContext());
 }
 

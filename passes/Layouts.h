@@ -33,7 +33,13 @@ FragLayoutAttr untransposeLayout(FragLayoutAttr layout, llvm::ArrayRef<int64_t> 
 /// warps along it then hold copies, and the dimension goes (a rank-1 source
 /// leaves a [1] fragment).
 FragLayoutAttr reduceLayout(FragLayoutAttr layout, int64_t axis);
-/// The layout the source of a broadcast needs: result dimensions `dims` only.
+/// Like reduceLayout, but the lanes along the axis, in order, take the
+/// remaining register bits, in order, so no lane holds a copy where a
+/// register bit is left to give it.
+FragLayoutAttr compactReduceLayout(FragLayoutAttr layout, int64_t axis);
+/// The layout the source of a broadcast needs: result dimensions `dims`
+/// only; registers along the other dimensions dropped, lanes and warps along
+/// them holding copies.
 FragLayoutAttr broadcastSourceLayout(FragLayoutAttr layout, llvm::ArrayRef<int64_t> dims);
 
 /// `type` with `layout` as its encoding.

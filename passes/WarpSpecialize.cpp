@@ -45,17 +45,43 @@ Value constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// The shared tiles a pipelined body allocates and the copies into them.
+/// The shared tiles a pipelined body allocates and the copies into them;
+/// and whether a gemm accumulates into a value the loop carries, reading
+/// the loop's tiles (then a stage is released one iteration late, once the
+/// gemm that read it is done).
 struct Body {
   SmallVector<AllocSharedOp> allocs;
   SmallVector<CopyOp> copies;
+  SmallVector<GemmOp> accumulating;
 };
+
+/// Whether `v` depends, within `loop`, on a value the loop carries.
+bool dependsOnCarried(Value v, PipelinedOp loop) {
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &loop.getBody().front() && arg.getArgNumber() > 0;
+  Operation *def = v.getDefiningOp();
+  if (!def || !loop->isProperAncestor(def))
+    return false;
+  return llvm::any_of(def->getOperands(),
+                      [&](Value operand) { return dependsOnCarried(operand, loop); });
+}
 
 FailureOr<Body> analyse(PipelinedOp loop) {
   Body body;
   for (auto alloc : loop.getBody().getOps<AllocSharedOp>())
     body.allocs.push_back(alloc);
+  auto yield = llvm::cast<YieldOp>(loop.getBody().front().getTerminator());
+  for (Value v : yield.getValues())
+    if (auto gemm = v.getDefiningOp<GemmOp>())
+      if (gemm.getAcc() && llvm::is_contained(loop.getRegionIterArgs(), gemm.getAcc()))
+        body.accumulating.push_back(gemm);
   WalkResult r = loop.walk([&](CopyOp copy) {
+    for (Value index : copy.getIndices())
+      if (dependsOnCarried(index, loop)) {
+        copy.emitOpError("in a pipelined loop copies from a place that depends on a "
+                         "value the loop carries; the copies run ahead, before it is known");
+        return WalkResult::interrupt();
+      }
     auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
     if (!alloc || alloc->getParentOp() != loop) {
       copy.emitOpError("in a pipelined loop copies into a tile the loop allocates");
@@ -73,15 +99,29 @@ FailureOr<Body> analyse(PipelinedOp loop) {
   return body;
 }
 
+/// A tile.for over [lb, ub) by `step` carrying what `loop` carries, holding
+/// `loop`'s body (its index and iter_args replaced); `loop`'s results are
+/// replaced by the new loop's. `loop` is left empty.
+ForOp moveIntoFor(PipelinedOp loop, OpBuilder &b, Value lb, Value ub, Value step,
+                  ValueRange extra = {}) {
+  SmallVector<Value> inits(loop.getInitArgs());
+  inits.append(extra.begin(), extra.end());
+  auto serial = ForOp::create(b, loop.getLoc(), lb, ub, step, inits);
+  Block &to = serial.getBody().front();
+  if (inits.empty())
+    to.getTerminator()->erase();
+  Block &from = loop.getBody().front();
+  for (auto [old, now] : llvm::zip(from.getArguments(), to.getArguments()))
+    old.replaceAllUsesWith(now);
+  to.getOperations().splice(to.end(), from.getOperations());
+  loop.replaceAllUsesWith(serial.getResults().take_front(loop.getNumResults()));
+  return serial;
+}
+
 /// Turns a pipelined loop into the serial loop it means.
 void makeSerial(PipelinedOp loop) {
   OpBuilder b(loop);
-  auto serial = ForOp::create(b, loop.getLoc(), loop.getLowerBound(),
-                              loop.getUpperBound(), loop.getStep());
-  Block &to = serial.getBody().front();
-  to.getTerminator()->erase();
-  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
-  to.getOperations().splice(to.end(), loop.getBody().front().getOperations());
+  moveIntoFor(loop, b, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
   loop.erase();
 }
 
@@ -103,6 +143,33 @@ struct Ring {
     Value round = arith::DivUIOp::create(b, loc, j, constant(b, loc, stages));
     Value parity = arith::AndIOp::create(b, loc, round, constant(b, loc, 1));
     return {j, s, parity};
+  }
+
+  /// The stage and phase parity (i32) of iteration n of this run (an index):
+  /// where a loop that carries them starts.
+  std::pair<Value, Value> cursor(OpBuilder &b, Location loc, Value n) const {
+    Type i32 = b.getI32Type();
+    Value j = arith::IndexCastOp::create(
+        b, loc, i32,
+        arith::AddIOp::create(b, loc, LocalLoadOp::create(b, loc, b.getIndexType(), runs), n));
+    Value count = arith::ConstantIntOp::create(b, loc, i32, stages);
+    Value s = arith::RemUIOp::create(b, loc, j, count);
+    Value parity = arith::AndIOp::create(b, loc, arith::DivUIOp::create(b, loc, j, count),
+                                         arith::ConstantIntOp::create(b, loc, i32, 1));
+    return {s, parity};
+  }
+
+  /// The cursor `by` iterations (at most `stages`) after (s, parity).
+  std::pair<Value, Value> advanceCursor(OpBuilder &b, Location loc, Value s, Value parity,
+                                        int64_t by) const {
+    Type i32 = b.getI32Type();
+    Value next = arith::AddIOp::create(b, loc, s, arith::ConstantIntOp::create(b, loc, i32, by));
+    Value count = arith::ConstantIntOp::create(b, loc, i32, stages);
+    Value wrap = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, next, count);
+    next = arith::SelectOp::create(b, loc, wrap, arith::SubIOp::create(b, loc, next, count), next);
+    parity = arith::XOrIOp::create(b, loc, parity,
+                                   arith::ExtUIOp::create(b, loc, i32, wrap));
+    return {next, parity};
   }
 
   Value barrier(OpBuilder &b, Location loc, Value tile, Value s) const {
@@ -127,38 +194,89 @@ Value newCounter(KernelOp kernel, Location loc) {
   return local;
 }
 
-/// The consumer side: a loop over the group's iterations.
+/// The consumer side: a loop over the group's iterations. A stage is
+/// released when its iteration's computation is done -- one iteration later
+/// where a gemm accumulates into a carried value (it runs on while the next
+/// iteration starts; at most one is left pending).
 void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
                    Value computeTid, int64_t threadsPerGroup) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
+  // The group index, made warp-uniform by a broadcast from lane 0 so that
+  // what derives from it (stages, shared addresses, wgmma descriptors) can
+  // live in uniform registers.
   Value group = arith::DivUIOp::create(b, loc, computeTid, constant(b, loc, threadsPerGroup));
+  group = arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      ShuffleIdxOp::create(b, loc, b.getI32Type(),
+                           arith::IndexCastOp::create(b, loc, b.getI32Type(), group),
+                           arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
   Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
                                    arith::MulIOp::create(b, loc, group, loop.getStep()));
   Value step = arith::MulIOp::create(b, loc, loop.getStep(),
                                      constant(b, loc, loop.getGroups()));
-  auto serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+  bool lagged = !body.accumulating.empty();
+  for (GemmOp gemm : body.accumulating)
+    gemm.setMaxPending(1);
+  for (CopyOp copy : body.copies)
+    copy.erase();
+  // The stage and parity travel with the loop (a few uniform instructions
+  // an iteration rather than a division).
+  auto [s0, parity0] = ring.cursor(b, loc, group);
+  ForOp serial = moveIntoFor(loop, b, lb, loop.getUpperBound(), step, {s0, parity0});
   Block &to = serial.getBody().front();
   OpBuilder head = OpBuilder::atBlockBegin(&to);
-  auto [j, s, parity] = ring.position(head, loc, serial.getInductionVar(), loop);
-  (void)j;
+  unsigned carried = loop.getInitArgs().size();
+  Value s32 = serial.getRegionIterArgs()[carried], p32 = serial.getRegionIterArgs()[carried + 1];
+  Value s = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), s32);
+  Value parity = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), p32);
   MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, s), parity);
   for (AllocSharedOp alloc : body.allocs) {
     Value stage = StageOp::create(head, loc, alloc.getType(), alloc, s);
     alloc.getResult().replaceUsesWithIf(stage, [&](OpOperand &use) {
-      return loop->isProperAncestor(use.getOwner());
+      return use.getOwner() != stage.getDefiningOp() &&
+             serial->isProperAncestor(use.getOwner());
     });
   }
-  for (CopyOp copy : body.copies)
-    copy.erase();
-  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
-  Operation *terminator = to.getTerminator();
-  Block &from = loop.getBody().front();
-  from.getTerminator()->erase();
-  to.getOperations().splice(Block::iterator(terminator), from.getOperations());
-  OpBuilder tail(terminator);
-  MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
+  OpBuilder tail(to.getTerminator());
+  auto [sNext, pNext] = ring.advanceCursor(tail, loc, s32, p32, loop.getGroups());
+  to.getTerminator()->insertOperands(to.getTerminator()->getNumOperands(), {sNext, pNext});
+  if (!lagged) {
+    MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
+  } else {
+    // The previous iteration's stage, once its gemm is done (max_pending 1).
+    Value notFirst = arith::CmpIOp::create(tail, loc, arith::CmpIPredicate::sgt,
+                                           serial.getInductionVar(), lb);
+    auto release = IfOp::create(tail, loc, TypeRange(), notFirst);
+    OpBuilder then = OpBuilder::atBlockEnd(&release.getThenRegion().emplaceBlock());
+    Value isZero = arith::CmpIOp::create(then, loc, arith::CmpIPredicate::eq, s,
+                                         constant(then, loc, 0));
+    Value previous = arith::SelectOp::create(
+        then, loc, isZero, constant(then, loc, ring.stages - 1),
+        arith::SubIOp::create(then, loc, s, constant(then, loc, 1)));
+    MBarrierArriveOp::create(then, loc, ring.barrier(then, loc, ring.empty, previous));
+    YieldOp::create(then, loc);
+  }
   b.setInsertionPointAfter(serial);
+  if (lagged) {
+    // The last iteration's stage, once every gemm is done.
+    WgmmaWaitOp::create(b, loc, 0);
+    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), lb);
+    Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span,
+                                      constant(b, loc, 0));
+    auto release = IfOp::create(b, loc, TypeRange(), ran);
+    OpBuilder then = OpBuilder::atBlockEnd(&release.getThenRegion().emplaceBlock());
+    Value trips = arith::CeilDivSIOp::create(then, loc, span, step);
+    Value last = arith::SubIOp::create(
+        then, loc,
+        arith::AddIOp::create(then, loc,
+                              LocalLoadOp::create(then, loc, then.getIndexType(), ring.runs),
+                              trips),
+        constant(then, loc, 1));
+    Value lastStage = arith::RemUIOp::create(then, loc, last, constant(then, loc, ring.stages));
+    MBarrierArriveOp::create(then, loc, ring.barrier(then, loc, ring.empty, lastStage));
+    YieldOp::create(then, loc);
+  }
   ring.advance(b, loc, loop);
   loop.erase();
 }
@@ -184,6 +302,20 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   Block &to = serial.getBody().front();
   to.getTerminator()->erase();
   loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
+  // The producer computes none of what the loop carries (copies do not
+  // depend on it: see analyse()); what used it is sliced away below.
+  OpBuilder placeholder(loop);
+  for (Value carried : llvm::concat<Value>(loop.getRegionIterArgs(), loop.getResults())) {
+    Type t = carried.getType();
+    auto zero = arith::ConstantOp::create(
+        placeholder, loc,
+        llvm::isa<RankedTensorType>(t)
+            ? TypedAttr(DenseElementsAttr::get(llvm::cast<RankedTensorType>(t),
+                                               placeholder.getZeroAttr(
+                                                   llvm::cast<RankedTensorType>(t).getElementType())))
+            : placeholder.getZeroAttr(t));
+    carried.replaceAllUsesWith(zero);
+  }
   Block &from = loop.getBody().front();
   from.getTerminator()->erase();
   to.getOperations().splice(to.end(), from.getOperations());

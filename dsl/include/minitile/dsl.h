@@ -346,6 +346,13 @@ public:
   Var var(Arg init, SourceLoc loc = SourceLoc::current());
   Var var(DType t, Arg init, SourceLoc loc = SourceLoc::current());
 
+  /// Whether a float multiplication feeding an addition (or a reduceSum) may
+  /// fuse into one fma, rounding once instead of twice. On by default (as
+  /// with nvcc and TileLang); results then differ from separate rounding by
+  /// at most the rounding of the product. Applies to the operations built
+  /// after the call: call it first in generate() for the whole kernel.
+  void contractFloats(bool on, SourceLoc loc = SourceLoc::current());
+
   /// What the kernel is being compiled for (`minitile compile --arch`): its
   /// shared memory, registers and features.
   const Target &target() const;

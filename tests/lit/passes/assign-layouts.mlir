@@ -4,11 +4,13 @@
 
 // CHECK-DAG: #[[ACC:frag[0-9]*]] = #tile.frag<reg = {{\[\[}}0, 1], [8, 0], [0, 8], [0, 16], [0, 32], [0, 64]], lane = {{\[\[}}0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = {{\[\[}}16, 0], [32, 0]]>
 // The weights [2, 64] as their broadcast over rows needs them: rows' bits hold copies.
-// CHECK-DAG: #[[W:frag[0-9]*]] = #tile.frag<reg = {{\[\[}}0, 1], [0, 0], [0, 8], [0, 16], [0, 32], [1, 0]], lane = {{\[\[}}0, 2], [0, 4], [0, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 0], [0, 0]]>
+// Registers along the rows are dropped, not repeated.
+// CHECK-DAG: #[[W:frag[0-9]*]] = #tile.frag<reg = {{\[\[}}0, 1], [0, 8], [0, 16], [0, 32], [1, 0]], lane = {{\[\[}}0, 2], [0, 4], [0, 0], [0, 0], [0, 0]], warp = {{\[\[}}0, 0], [0, 0]]>
 // After the head sum over [64, 2, 64] axis 2: registers along heads are gone,
-// lanes along them hold copies.
-// CHECK-DAG: #[[SUM:frag[0-9]*]] = #tile.frag<reg = {{\[\[}}8, 0], [0, 1]], lane = {{\[\[}}0, 0], [0, 0], [1, 0], [2, 0], [4, 0]], warp = {{\[\[}}16, 0], [32, 0]]>
-// CHECK-DAG: #[[OUT:frag[0-9]*]] = #tile.frag<reg = {{\[\[}}0, 8], [1, 0]], lane = {{\[\[}}0, 0], [0, 0], [0, 1], [0, 2], [0, 4]], warp = {{\[\[}}0, 16], [0, 32]]>
+// and as no user asks for copies, the two lanes along the heads take the
+// two registers left (row 8 and the query): one element per thread.
+// CHECK-DAG: #[[SUM:frag[0-9]*]] = #tile.frag<reg = [], lane = {{\[\[}}8, 0], [0, 1], [1, 0], [2, 0], [4, 0]], warp = {{\[\[}}16, 0], [32, 0]]>
+// CHECK-DAG: #[[OUT:frag[0-9]*]] = #tile.frag<reg = [], lane = {{\[\[}}0, 8], [1, 0], [0, 1], [0, 2], [0, 4]], warp = {{\[\[}}0, 16], [0, 32]]>
 // A fragment nothing constrains: 4 floats per thread, 32 lanes, 4 warps.
 // CHECK-DAG: #[[BLOCKED:frag[0-9]*]] = #tile.frag<reg = {{\[\[}}1], [2], [512]], lane = {{\[\[}}4], [8], [16], [32], [64]], warp = {{\[\[}}128], [256]]>
 
@@ -52,12 +54,36 @@ tile.kernel @indexer_like(%k: !tile.ptr<bf16>, %w: !tile.ptr<f32>, %o: !tile.ptr
 
 // -----
 
+// Two layouts meet: the operand that arrives in the other one is converted.
+// CHECK-LABEL: tile.kernel @conflict
+// CHECK: %[[S:.*]] = tile.gemm {{.*}} -> tensor<64x64xf32, #[[A:frag[0-9]*]]>
+// CHECK: %[[T:.*]] = tile.transpose %[[S]] perm [1, 0] : tensor<64x64xf32, #[[A]]> -> tensor<64x64xf32, #[[B:frag[0-9]*]]>
+// CHECK: %[[C:.*]] = tile.convert_layout %[[T]] : tensor<64x64xf32, #[[B]]> -> tensor<64x64xf32, #[[A]]>
+// CHECK: arith.addf %[[S]], %[[C]] {{.*}}: tensor<64x64xf32, #[[A]]>
 tile.kernel @conflict(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
   %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
   %s = tile.gemm %a, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
   %t = tile.transpose %s perm [1, 0] : tensor<64x64xf32> -> tensor<64x64xf32>
-  // expected-error@+1 {{meets fragments of two different layouts}}
   %x = arith.addf %s, %t : tensor<64x64xf32>
+  tile.return
+}
+
+// -----
+
+// A reduction broadcast back onto its source keeps copies on the lanes it
+// reduced across (what the broadcast needs): no conversion.
+// CHECK-LABEL: tile.kernel @softmax_like
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.return
+tile.kernel @softmax_like(%x: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c256 = arith.constant 256 : index
+  %xv = tile.view %x sizes(%n) strides(%c256) : !tile.ptr<f32> -> !tile.tensor<?x256xf32>
+  %t = tile.load_tile %xv[%c0, %c0] : !tile.tensor<?x256xf32> -> tensor<4x256xf32>
+  %m = tile.reduce max %t axis 1 : tensor<4x256xf32> -> tensor<4xf32>
+  %mb = tile.broadcast %m dims [0] : tensor<4xf32> -> tensor<4x256xf32>
+  %d = arith.subf %t, %mb : tensor<4x256xf32>
+  tile.store_tile %d, %xv[%c0, %c0] : tensor<4x256xf32>, !tile.tensor<?x256xf32>
   tile.return
 }
 

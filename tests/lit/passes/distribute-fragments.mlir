@@ -25,23 +25,26 @@
 // CHECK: arith.addf %[[D]]#0, %[[D]]#1 : f32
 // CHECK-COUNT-14: arith.addf
 // CHECK: arith.addf %[[D]]#2, %[[D]]#3 : f32
-// ...then over the 4 lanes of a quad.
-// CHECK: tile.shuffle_xor %{{.*}}, 1 : f32
-// CHECK: tile.shuffle_xor %{{.*}}, 1 : f32
-// CHECK: tile.shuffle_xor %{{.*}}, 2 : f32
-// CHECK: tile.shuffle_xor %{{.*}}, 2 : f32
-// The weights: two rows a thread, each load guarded by the bounds.
+// ...then a reduce-scatter over lane bit 0 (each lane keeps one row half:
+// select what to keep and what to send)...
+// CHECK: arith.select
+// CHECK-NEXT: arith.select
+// CHECK-NEXT: tile.shuffle_xor %{{.*}}, 1 : f32
+// CHECK-NEXT: arith.addf
+// ...and a butterfly over lane bit 1, which has no register left to take.
+// CHECK-NEXT: tile.shuffle_xor %{{.*}}, 2 : f32
+// CHECK-NEXT: arith.addf
+// The weights: one row a thread, the load guarded by the bounds.
 // CHECK: tile.if %{{.*}} -> (f32) {
 // CHECK-NEXT: tile.load
-// CHECK: tile.if %{{.*}} -> (f32) {
-// CHECK-NEXT: tile.load
-// CHECK-COUNT-2: arith.mulf
-// Stores by lane 0 of each quad (the others hold copies), within bounds.
-// CHECK: arith.andi %{{.*}}, %c3
+// CHECK-NOT: tile.load
+// CHECK: arith.mulf
+// One store a thread, by the lanes with lane bit 1 clear (the others hold
+// copies), within bounds.
+// CHECK: arith.andi %{{.*}}, %c2
 // CHECK: tile.if
 // CHECK-NEXT: tile.store
-// CHECK: tile.if
-// CHECK-NEXT: tile.store
+// CHECK-NOT: tile.store
 // CHECK-NOT: tensor<
 tile.kernel @f(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index

@@ -1,0 +1,110 @@
+//===- Gemm.cpp - gemm on the tensor cores (wgmma) ------------------------===//
+//
+// Layouts: the result (and the accumulator) take the wgmma accumulator
+// layout of the warps that run the gemm: M / 64 warpgroups, 64 rows each.
+// Distribution (sm_90a): per warpgroup, one wgmma m64nNk16 per 16 of K with
+// shared-memory descriptors (the tiles' 128-byte swizzle), between a fence
+// and a commit. Nothing waits here: the result's registers are in flight
+// until the first op that reads them (Distributor::read puts the wait there),
+// so independent work overlaps the tensor cores; a wgmma accumulating into
+// them does not wait. With `max_pending`, a wait for all but that many
+// groups follows the commit.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/fragments/Fragments.h"
+
+using namespace mlir;
+
+namespace minitile::tile {
+
+namespace {
+
+class GemmFamily : public FragmentFamily {
+public:
+  bool handles(Operation *op) const override { return llvm::isa<GemmOp>(op); }
+
+  LogicalResult inferLayouts(Operation *op, LayoutSolver &s) const override {
+    auto gemm = llvm::cast<GemmOp>(op);
+    auto type = gemm.getResult().getType();
+    FailureOr<int64_t> warps = s.executingWarps(gemm.getResult());
+    if (failed(warps))
+      return failure();
+    int64_t M = type.getShape()[0], N = type.getShape()[1];
+    if (*warps % 4 || M != 16 * *warps)
+      return gemm.emitOpError("runs on ")
+             << *warps << " warps, whose warpgroups take 64 rows each, so its A has "
+             << 16 * *warps << " rows, not " << M;
+    if (N < 8 || N > 256 || N % 8)
+      return gemm.emitOpError("has N = ") << N << "; wgmma takes a multiple of 8 from 8 to 256";
+    auto acc = wgmmaAccumulatorLayout(op->getContext(), M, N, *warps);
+    if (failed(s.set(gemm.getResult(), acc, op)))
+      return failure();
+    if (gemm.getAcc())
+      s.require(gemm.getAccMutable()[0], acc);
+    return success();
+  }
+
+  LogicalResult distribute(Operation *op, Distributor &d, OpBuilder &b) const override {
+    auto gemm = llvm::cast<GemmOp>(op);
+    Location loc = op->getLoc();
+    const minitile::Target &target = targetOf(op);
+    if (!target.has(minitile::Feature::wgmma))
+      return gemm.emitOpError("runs on wgmma, which ") << target.arch << " does not have";
+    SharedType a = gemm.getA().getType(), bt = gemm.getB().getType();
+    if (!gemm.getTransposeB())
+      return gemm.emitOpError("needs B stored [N, K] (transpose_b); [K, N] is not supported yet");
+    if (a.getSwizzle() != 128 || bt.getSwizzle() != 128)
+      return gemm.emitOpError("needs operand tiles with a 128-byte swizzle (rows of a "
+                              "multiple of 128 bytes, a multiple of 8 rows)");
+    if (!a.getElementType().isBF16())
+      return gemm.emitOpError("multiplies bf16 tiles, not ") << a.getElementType();
+    FragLayoutAttr acc = d.layout(gemm.getResult());
+    int64_t M = a.getShape()[0], K = a.getShape()[1], N = bt.getShape()[0];
+    if (K % 16)
+      return gemm.emitOpError("needs K a multiple of 16, not ") << K;
+    if (acc.getNumRegs() != N / 2)
+      return gemm.emitOpError("its layout has ") << acc.getNumRegs() << " registers, wgmma "
+                                                 << N / 2;
+    (void)M;
+    // This warpgroup's 64 rows of A.
+    auto [lane, warp] = d.laneAndWarp(b, loc, acc.getNumWarps());
+    (void)lane;
+    Value group = arith::DivUIOp::create(b, loc, warp, Distributor::index(b, loc, 4));
+    int64_t panelsA = a.getShape()[0] * 128, panelsB = N * 128; // bytes per 64-column panel
+    Value rowOffset = arith::MulIOp::create(b, loc, group, Distributor::index(b, loc, 64 * 128));
+    Type f32 = b.getF32Type();
+    Registers regs;
+    if (gemm.getAcc())
+      regs = d.registers(gemm.getAcc());
+    else
+      regs = Registers(N / 2, arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0)));
+    hopper::WgmmaFenceOp::create(b, loc);
+    Type i64 = b.getI64Type();
+    for (int64_t k = 0; k < K / 16; ++k) {
+      int64_t inPanel = (k % 4) * 32;
+      Value offA = arith::AddIOp::create(
+          b, loc, rowOffset, Distributor::index(b, loc, (k / 4) * panelsA + inPanel));
+      Value descA = hopper::WgmmaDescOp::create(b, loc, i64, gemm.getA(), offA, 1024);
+      Value descB = hopper::WgmmaDescOp::create(
+          b, loc, i64, gemm.getB(), Distributor::index(b, loc, (k / 4) * panelsB + inPanel), 1024);
+      auto mma = hopper::WgmmaOp::create(b, loc, SmallVector<Type>(N / 2, f32), descA, descB,
+                                         regs, N, /*zero_acc=*/k == 0 && !gemm.getAcc());
+      regs = Registers(mma.getResults().begin(), mma.getResults().end());
+    }
+    hopper::WgmmaCommitOp::create(b, loc);
+    d.markInFlight(regs, d.newGroup());
+    if (std::optional<int64_t> pending = gemm.getMaxPending())
+      hopper::WgmmaWaitOp::create(b, loc, *pending);
+    d.define(gemm.getResult(), regs);
+    return success();
+  }
+};
+
+} // namespace
+
+const FragmentFamily &gemmFamily() {
+  static GemmFamily family;
+  return family;
+}
+
+} // namespace minitile::tile

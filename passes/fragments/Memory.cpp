@@ -1,0 +1,216 @@
+//===- Memory.cpp - load_tile and store_tile ------------------------------===//
+//
+// Layouts: a loaded fragment takes the layout its users need; a store's mask
+// goes with its value.
+// Distribution: each register's element is loaded or stored with its bounds
+// checked (and the mask, for stores). Where a layout holds copies of an
+// element on several lanes, a store does not let one lane store them all:
+// the copy lanes split the registers between them, each storing a different
+// element (selected from its registers by its lane bits), so a warp writes
+// neighbouring elements in one instruction.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/fragments/Fragments.h"
+
+using namespace mlir;
+
+namespace minitile::tile {
+
+namespace {
+
+/// Tensor indices of the element at `coord` of a box at `origin` (this
+/// thread's `offset` added), and whether it lies inside the tensor.
+std::pair<SmallVector<Value>, Value> elementAt(OpBuilder &b, Location loc, Value tensor,
+                                               ValueRange origin, ArrayRef<Value> offset,
+                                               ArrayRef<int64_t> coord) {
+  SmallVector<Value> index;
+  Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  for (unsigned d = 0; d < coord.size(); ++d) {
+    Value i = arith::AddIOp::create(
+        b, loc, origin[d],
+        arith::AddIOp::create(b, loc, offset[d], Distributor::index(b, loc, coord[d])));
+    index.push_back(i);
+    Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
+                                     Distributor::index(b, loc, 0));
+    Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                     viewSize(b, tensor, d));
+    inside = arith::AndIOp::create(b, loc, inside, arith::AndIOp::create(b, loc, lo, hi));
+  }
+  return {index, inside};
+}
+
+bool isZero(ArrayRef<int64_t> basis) {
+  return llvm::all_of(basis, [](int64_t x) { return x == 0; });
+}
+
+class MemoryFamily : public FragmentFamily {
+public:
+  bool handles(Operation *op) const override { return llvm::isa<LoadTileOp, StoreTileOp>(op); }
+
+  LogicalResult inferLayouts(Operation *op, LayoutSolver &s) const override {
+    auto store = llvm::dyn_cast<StoreTileOp>(op);
+    if (!store || !store.getMask())
+      return success();
+    if (FragLayoutAttr l = s.get(store.getValue()))
+      s.require(store.getMaskMutable()[0], l);
+    else if (FragLayoutAttr l = s.get(store.getMask()))
+      s.require(store.getValueMutable(), l);
+    return success();
+  }
+
+  LogicalResult distribute(Operation *op, Distributor &d, OpBuilder &b) const override {
+    if (auto load = llvm::dyn_cast<LoadTileOp>(op))
+      return loadTile(load, d, b);
+    return storeTile(llvm::cast<StoreTileOp>(op), d, b);
+  }
+
+private:
+  static LogicalResult loadTile(LoadTileOp op, Distributor &d, OpBuilder &b) {
+    Location loc = op.getLoc();
+    FragLayoutAttr l = d.layout(op.getResult());
+    Type element = op.getResult().getType().getElementType();
+    SmallVector<Value> offset = d.threadOffset(b, loc, l);
+    TypedAttr padding =
+        llvm::isa<FloatType>(element)
+            ? TypedAttr(b.getFloatAttr(element, op.getPadding().convertToDouble()))
+            : TypedAttr(b.getIntegerAttr(element, int64_t(op.getPadding().convertToDouble())));
+    std::map<Coord, Value> loaded;
+    Registers out;
+    for (int64_t r = 0; r < l.getNumRegs(); ++r) {
+      Coord c = l.coordinate(r, 0, 0);
+      auto it = loaded.find(c);
+      if (it == loaded.end()) {
+        auto [index, inside] = elementAt(b, loc, op.getSource(), op.getIndices(), offset, c);
+        auto guarded = IfOp::create(b, loc, TypeRange{element}, inside);
+        OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+        Value v = LoadOp::create(then, loc, element, op.getSource(), index);
+        YieldOp::create(then, loc, ValueRange{v});
+        OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
+        YieldOp::create(otherwise, loc,
+                        ValueRange{arith::ConstantOp::create(otherwise, loc, padding)});
+        it = loaded.emplace(c, guarded.getResult(0)).first;
+      }
+      out.push_back(it->second);
+    }
+    d.define(op.getResult(), out);
+    return success();
+  }
+
+  /// Copy lanes paired with register bits: lane bit `lanes[i]` (whose basis
+  /// is zero) picks register bit `regs[i]` (whose basis is not).
+  struct Split {
+    SmallVector<unsigned> lanes, regs;
+  };
+
+  static Split splitCopies(FragLayoutAttr l) {
+    Split s;
+    SmallVector<unsigned> distinct;
+    for (unsigned bit = 0; bit < l.getNumRegBits(); ++bit)
+      if (!isZero(l.regBasis(bit)))
+        distinct.push_back(bit);
+    for (unsigned bit = 0; bit < 5 && s.regs.size() < distinct.size(); ++bit)
+      if (isZero(l.laneBasis(bit))) {
+        s.lanes.push_back(bit);
+        s.regs.push_back(distinct[s.regs.size()]);
+      }
+    return s;
+  }
+
+  static LogicalResult storeTile(StoreTileOp op, Distributor &d, OpBuilder &b) {
+    Location loc = op.getLoc();
+    FragLayoutAttr l = d.layout(op.getValue());
+    if (op.getMask() && d.layout(op.getMask()) != l)
+      return op.emitOpError("its mask's layout differs from its value's");
+    const Registers &values = d.read(b, loc, op.getValue());
+    const Registers *mask = op.getMask() ? &d.read(b, loc, op.getMask()) : nullptr;
+    Split split = splitCopies(l);
+    auto [lane, warp] = d.laneAndWarp(b, loc, l.getNumWarps());
+    (void)warp;
+    SmallVector<Value> offset = d.threadOffset(b, loc, l);
+    // The lane bits that pick registers move this thread's elements too.
+    SmallVector<Value> laneBit;
+    for (unsigned i = 0; i < split.lanes.size(); ++i) {
+      Value bit = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, lane, Distributor::index(b, loc, split.lanes[i])),
+          Distributor::index(b, loc, 1));
+      laneBit.push_back(bit);
+      ArrayRef<int64_t> basis = l.regBasis(split.regs[i]);
+      for (unsigned dim = 0; dim < basis.size(); ++dim)
+        if (basis[dim])
+          offset[dim] = arith::AddIOp::create(
+              b, loc, offset[dim],
+              arith::MulIOp::create(b, loc, bit, Distributor::index(b, loc, basis[dim])));
+    }
+    // Copies that remain (more copy lanes than register bits, copy warps)
+    // store through their owner only.
+    int64_t picked = 0;
+    for (unsigned r : split.regs)
+      picked |= int64_t(1) << r;
+    Value owner = ownerOfRest(b, loc, d, l, split);
+    std::set<Coord> stored;
+    for (int64_t r = 0; r < l.getNumRegs(); ++r) {
+      if (r & picked)
+        continue; // reached through the lane bits of register r & ~picked
+      Coord c = l.coordinate(r, 0, 0);
+      if (!stored.insert(c).second)
+        continue;
+      // The register this lane stores: r with the picked bits its lane's.
+      Value v = select(b, loc, laneBit, split.regs, r, values);
+      auto [index, inside] = elementAt(b, loc, op.getDest(), op.getIndices(), offset, c);
+      Value pred = owner ? arith::AndIOp::create(b, loc, inside, owner) : inside;
+      if (mask)
+        pred = arith::AndIOp::create(b, loc, pred, select(b, loc, laneBit, split.regs, r, *mask));
+      auto guarded = IfOp::create(b, loc, TypeRange(), pred);
+      OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+      StoreOp::create(then, loc, v, op.getDest(), index);
+      YieldOp::create(then, loc);
+    }
+    return success();
+  }
+
+  /// registers[r | sum(laneBit[i] << regBits[i])], by a tree of selects.
+  static Value select(OpBuilder &b, Location loc, ArrayRef<Value> laneBit,
+                      ArrayRef<unsigned> regBits, int64_t r, const Registers &registers) {
+    std::function<Value(unsigned, int64_t)> pick = [&](unsigned i, int64_t reg) -> Value {
+      if (i == laneBit.size())
+        return registers[reg];
+      Value zero = pick(i + 1, reg), one = pick(i + 1, reg | int64_t(1) << regBits[i]);
+      if (zero == one)
+        return zero;
+      Value set = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, laneBit[i],
+                                        Distributor::index(b, loc, 0));
+      return arith::SelectOp::create(b, loc, set, one, zero);
+    };
+    return pick(0, r);
+  }
+
+  /// True in the one thread of each set of copies that the split leaves
+  /// (null when none are left).
+  static Value ownerOfRest(OpBuilder &b, Location loc, Distributor &d, FragLayoutAttr l,
+                           const Split &split) {
+    auto [lane, warp] = d.laneAndWarp(b, loc, l.getNumWarps());
+    int64_t laneMask = 0, warpMask = 0;
+    for (unsigned bit = 0; bit < 5; ++bit)
+      if (isZero(l.laneBasis(bit)) && !llvm::is_contained(split.lanes, bit))
+        laneMask |= 1 << bit;
+    for (unsigned bit = 0; bit < l.getNumWarpBits(); ++bit)
+      if (isZero(l.warpBasis(bit)))
+        warpMask |= 1 << bit;
+    if (!laneMask && !warpMask)
+      return nullptr;
+    Value lw = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, lane, Distributor::index(b, loc, laneMask)),
+        arith::AndIOp::create(b, loc, warp, Distributor::index(b, loc, warpMask)));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lw,
+                                 Distributor::index(b, loc, 0));
+  }
+};
+
+} // namespace
+
+const FragmentFamily &memoryFamily() {
+  static MemoryFamily family;
+  return family;
+}
+
+} // namespace minitile::tile
