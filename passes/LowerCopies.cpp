@@ -132,11 +132,8 @@ struct LowerCopies : minitile::tile::impl::TileLowerCopiesBase<LowerCopies> {
       kernel.walk([&](CopyOp copy) { copies.push_back(copy); });
       for (CopyOp copy : copies) {
         std::string why;
-        FailureOr<TmaCopy> plan = failure();
-        if (!forceFallback)
-          plan = planTmaCopy(copy, why);
-        if (succeeded(plan))
-          lowerToTma(copy, *plan, kernel);
+        if (!forceFallback && tmaEligible(copy, why))
+          lowerToTma(copy, planTmaCopy(copy), kernel);
         else
           lowerToPlainCopy(copy, kernel);
       }
