@@ -15,6 +15,8 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%minitile-src", config.minitile_src_root))
 config.substitutions.append(("%minitile-build", config.minitile_build_root))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%minitile-launcher-errors",
+                             os.path.join(config.minitile_build_root, "tests", "minitile-launcher-errors")))
 if config.ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))

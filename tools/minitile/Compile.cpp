@@ -209,7 +209,7 @@ CompileResult compile(const CompileRequest &request) {
                         ", for " + target->arch;
   if (!emitLauncher(*hostSide, image, isCubin, launcher, result.launcher,
                     result.error)) {
-    result.error = "error: " + result.error;
+    result.error = diagnostics.take("error: " + result.error);
     return result;
   }
   result.ok = true;
