@@ -1,9 +1,9 @@
 //===- ConvertTileToLLVM.cpp - tile kernels to the LLVM + NVVM dialects ---===//
 //
 // Expects: tile.kernel bodies with tile memory/geometry/loop ops and arith,
-//          no op that an earlier tile pass lowers (each is reported, naming
-//          that pass) and no arith ops that need expanding (run arith-expand
-//          first).
+//          and no op that an earlier pass lowers (tile-distribute-parallel
+//          ... tile-plan-shared, arith-expand): each is reported at the op,
+//          naming that pass.
 // Leaves:  llvm.func kernels marked nvvm.kernel with nvvm.maxntid, using only
 //          the LLVM and NVVM dialects (plus unrealized casts that
 //          reconcile-unrealized-casts removes). tile.host launchers are erased.
@@ -381,10 +381,12 @@ struct YieldOpLowering : ConvertOpToLLVMPattern<tile::YieldOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
-/// The earlier pass that lowers `op`, a tile op this pass has no pattern
-/// for; "" for others.
+/// The earlier pass that lowers `op`, a tile or arith op this pass has no
+/// pattern for; "" for others.
 StringRef earlierPass(Operation *op) {
   return llvm::TypeSwitch<Operation *, StringRef>(op)
+      .Case<arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(
+          [](Operation *) { return "arith-expand"; })
       .Case([](tile::ParallelOp) { return "tile-distribute-parallel"; })
       .Case([](tile::PipelinedOp) { return "tile-warp-specialize"; })
       .Case([](tile::CopyOp) { return "tile-lower-copies"; })

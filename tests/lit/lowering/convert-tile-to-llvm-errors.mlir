@@ -59,3 +59,13 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
 tile.kernel @k(%n: index, %t: tensor<4xf32>) attributes {block = array<i32: 128, 1, 1>} {
   tile.return
 }
+
+// -----
+
+// Arithmetic LLVM has no instruction for is expanded first.
+tile.kernel @k(%n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c64 = arith.constant 64 : index
+  // expected-error@+1 {{'arith.ceildivsi' op must be lowered by arith-expand before convert-tile-to-llvm}}
+  %tiles = arith.ceildivsi %n, %c64 : index
+  tile.return
+}
