@@ -157,8 +157,8 @@ def Hopper_MBarrierArriveOp : Hopper_Op<"mbarrier_arrive", "mbarrier"> {
 def Hopper_MBarrierExpectTxOp : Hopper_Op<"mbarrier_arrive_expect_tx", "tma"> {
   let summary = "arrives, and makes the phase also wait for `bytes` of copies";
   let description = [{
-    Issued by the thread that starts the copies, before or after starting
-    them: the phase completes only when `bytes` more bytes have landed.
+    Issued by the thread that starts the copies, with the bytes they will
+    move: the phase completes only when those bytes have landed too.
 
     ```mlir
     tile.kernel @expect(%kv: !hopper.tma_desc, %t0: i32) attributes {block = array<i32: 128, 1, 1>} {
