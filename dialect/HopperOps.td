@@ -53,7 +53,18 @@ def Hopper_MBarrierType : TypeDef<Hopper_Dialect, "MBarrier"> {
   let description = [{
     A 64-bit barrier in shared memory that counts arrivals and, on sm_90,
     bytes of asynchronous copies (transactions). Its phase completes when both
-    reach zero; waiters name the phase by its parity.
+    reach zero; waiters name the phase by its parity. `hopper.mbarrier_of`
+    names one held in a shared tile of i64.
+
+    ```mlir
+    tile.kernel @barrier(%parity: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %tiles = tile.alloc_shared : !tile.shared<1xi64>
+      %b = hopper.mbarrier_of %tiles[%c0] : !tile.shared<1xi64>
+      hopper.mbarrier_wait %b parity %parity
+      tile.return
+    }
+    ```
   }];
 }
 
@@ -63,6 +74,12 @@ def Hopper_TmaDescType : TypeDef<Hopper_Dialect, "TmaDesc"> {
   let description = [{
     The 128-byte `CUtensorMap` the launcher encodes with
     `cuTensorMapEncodeTiled`; a kernel parameter passed as a grid constant.
+
+    ```mlir
+    tile.kernel @load(%kv: !hopper.tma_desc) attributes {block = array<i32: 128, 1, 1>} {
+      tile.return
+    }
+    ```
   }];
 }
 
@@ -73,9 +90,15 @@ def Hopper_TmaDescType : TypeDef<Hopper_Dialect, "TmaDesc"> {
 def Hopper_MBarrierOfOp : Hopper_Op<"mbarrier_of", "mbarrier", [Pure]> {
   let summary = "the mbarrier held in element `index` of a shared tile of i64";
   let description = [{
+    `tile-warp-specialize` and `tile-lower-copies` allocate their barriers so:
+    one shared tile of i64 per ring, one element per stage.
+
     ```mlir
-    %full = tile.alloc_shared : !tile.shared<4xi64>
-    %b = hopper.mbarrier_of %full[%stage] : !tile.shared<4xi64>
+    tile.kernel @ring(%stage: index) attributes {block = array<i32: 128, 1, 1>} {
+      %full = tile.alloc_shared : !tile.shared<4xi64>
+      %b = hopper.mbarrier_of %full[%stage] : !tile.shared<4xi64>
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Tile_AnyShared:$tile, Index:$index);
@@ -87,11 +110,24 @@ def Hopper_MBarrierOfOp : Hopper_Op<"mbarrier_of", "mbarrier", [Pure]> {
 def Hopper_MBarrierInitOp : Hopper_Op<"mbarrier_init", "mbarrier"> {
   let summary = "initialises an mbarrier expecting `count` arrivals a phase";
   let description = [{
-    ```mlir
-    hopper.mbarrier_init %b count 128
-    ```
     One thread initialises; `hopper.fence_mbarrier_init` and a barrier make
     it visible to the other threads and to the copy engine.
+
+    ```mlir
+    tile.kernel @init() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %tiles = tile.alloc_shared : !tile.shared<1xi64>
+      %t = tile.thread_id x
+      %first = arith.cmpi eq, %t, %c0 : index
+      tile.if %first {
+        %b = hopper.mbarrier_of %tiles[%c0] : !tile.shared<1xi64>
+        hopper.mbarrier_init %b count 128
+        hopper.fence_mbarrier_init
+      }
+      tile.barrier
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Hopper_MBarrierType:$barrier, I64Attr:$count);
   let assemblyFormat = "$barrier `count` $count attr-dict";
@@ -101,8 +137,17 @@ def Hopper_MBarrierInitOp : Hopper_Op<"mbarrier_init", "mbarrier"> {
 def Hopper_MBarrierArriveOp : Hopper_Op<"mbarrier_arrive", "mbarrier"> {
   let summary = "this thread arrives on the mbarrier";
   let description = [{
+    The phase completes when as many threads as the barrier's count have
+    arrived (and its expected bytes have landed). Here each of the 128
+    threads releases a stage it has finished reading:
+
     ```mlir
-    hopper.mbarrier_arrive %empty
+    tile.kernel @release(%stage: index) attributes {block = array<i32: 128, 1, 1>} {
+      %empty = tile.alloc_shared : !tile.shared<4xi64>
+      %b = hopper.mbarrier_of %empty[%stage] : !tile.shared<4xi64>
+      hopper.mbarrier_arrive %b
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Hopper_MBarrierType:$barrier);
@@ -112,8 +157,20 @@ def Hopper_MBarrierArriveOp : Hopper_Op<"mbarrier_arrive", "mbarrier"> {
 def Hopper_MBarrierExpectTxOp : Hopper_Op<"mbarrier_arrive_expect_tx", "tma"> {
   let summary = "arrives, and makes the phase also wait for `bytes` of copies";
   let description = [{
+    Issued by the thread that starts the copies, with the bytes they will
+    move: the phase completes only when those bytes have landed too.
+
     ```mlir
-    hopper.mbarrier_arrive_expect_tx %full bytes 16384
+    tile.kernel @expect(%kv: !hopper.tma_desc, %t0: i32) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c0_i32 = arith.constant 0 : i32
+      %tiles = tile.alloc_shared : !tile.shared<1xi64>
+      %full = hopper.mbarrier_of %tiles[%c0] : !tile.shared<1xi64>
+      %k = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      hopper.mbarrier_arrive_expect_tx %full bytes 8192
+      hopper.tma_load %kv[%c0_i32, %t0] to %k offset 0, %full : !tile.shared<64x64xbf16, swizzle = 128>
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Hopper_MBarrierType:$barrier, I64Attr:$bytes);
@@ -124,10 +181,23 @@ def Hopper_MBarrierExpectTxOp : Hopper_Op<"mbarrier_arrive_expect_tx", "tma"> {
 def Hopper_MBarrierWaitOp : Hopper_Op<"mbarrier_wait", "mbarrier"> {
   let summary = "waits until the mbarrier's phase of parity `parity` completes";
   let description = [{
+    `parity` is 0 or 1: the phase's number modulo 2. A ring of stages waits
+    for round `j / stages` of stage `j % stages` with parity
+    `(j / stages) % 2`.
+
     ```mlir
-    hopper.mbarrier_wait %full parity %p
+    tile.kernel @wait(%j: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %full = tile.alloc_shared : !tile.shared<4xi64>
+      %stage = arith.remui %j, %c4 : index
+      %round = arith.divui %j, %c4 : index
+      %parity = arith.andi %round, %c1 : index
+      %b = hopper.mbarrier_of %full[%stage] : !tile.shared<4xi64>
+      hopper.mbarrier_wait %b parity %parity
+      tile.return
+    }
     ```
-    `parity` is 0 or 1: the phase's number modulo 2.
   }];
   let arguments = (ins Hopper_MBarrierType:$barrier, Index:$parity);
   let assemblyFormat = "$barrier `parity` $parity attr-dict";
@@ -136,8 +206,18 @@ def Hopper_MBarrierWaitOp : Hopper_Op<"mbarrier_wait", "mbarrier"> {
 def Hopper_FenceMBarrierInitOp : Hopper_Op<"fence_mbarrier_init", "tma"> {
   let summary = "makes mbarrier initialisation visible to the async proxy";
   let description = [{
+    Issued by the thread that initialised the barriers, before the block
+    meets; see `hopper.mbarrier_init`.
+
     ```mlir
-    hopper.fence_mbarrier_init
+    tile.kernel @fence() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %tiles = tile.alloc_shared : !tile.shared<1xi64>
+      %b = hopper.mbarrier_of %tiles[%c0] : !tile.shared<1xi64>
+      hopper.mbarrier_init %b count 1
+      hopper.fence_mbarrier_init
+      tile.return
+    }
     ```
   }];
   let assemblyFormat = "attr-dict";
@@ -146,9 +226,19 @@ def Hopper_FenceMBarrierInitOp : Hopper_Op<"fence_mbarrier_init", "tma"> {
 def Hopper_FenceProxyAsyncOp : Hopper_Op<"fence_proxy_async", "tma"> {
   let summary = "orders this thread's shared stores before async-proxy reads (wgmma, TMA)";
   let description = [{
+    Stores by threads (the generic proxy) are not seen by the asynchronous
+    proxy without it; a barrier after the fence then lets wgmma read the tile.
+
     ```mlir
-    tile.shared_store %v, %tile[%r, %c] : f32, !tile.shared<64x64xf32>
-    hopper.fence_proxy_async
+    tile.kernel @fence(%x: f32) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %t = tile.alloc_shared : !tile.shared<128x32xf32>
+      %r = tile.thread_id x
+      tile.shared_store %x, %t[%r, %c0] : f32, !tile.shared<128x32xf32>
+      hopper.fence_proxy_async
+      tile.barrier
+      tile.return
+    }
     ```
   }];
   let assemblyFormat = "attr-dict";
@@ -161,12 +251,22 @@ def Hopper_FenceProxyAsyncOp : Hopper_Op<"fence_proxy_async", "tma"> {
 def Hopper_NamedBarrierOp : Hopper_Op<"named_barrier", "namedBarriers"> {
   let summary = "bar.sync: waits for `threads` threads at named barrier `id`";
   let description = [{
-    ```mlir
-    hopper.named_barrier 1 threads 256
-    ```
     Lets a subset of the block's warps (the compute warpgroups of a
     warp-specialised kernel) meet without the others. `threads` is a
     multiple of 32; `id` is 1 to 15 (0 is the block-wide `tile.barrier`).
+
+    ```mlir
+    tile.kernel @compute_only() attributes {block = array<i32: 384, 1, 1>, producer_threads = 128 : i64} {
+      %c128 = arith.constant 128 : index
+      %t = tile.thread_id x
+      %producer = arith.cmpi ult, %t, %c128 : index
+      tile.if %producer {
+      } else {
+        hopper.named_barrier 1 threads 256
+      }
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins I64Attr:$id, I64Attr:$threads);
   let assemblyFormat = "$id `threads` $threads attr-dict";
@@ -176,8 +276,16 @@ def Hopper_NamedBarrierOp : Hopper_Op<"named_barrier", "namedBarriers"> {
 def Hopper_ElectOneOp : Hopper_Op<"elect_one", "elect"> {
   let summary = "true in one lane of the warp (elect.sync)";
   let description = [{
+    Every lane of the warp must reach it; exactly one gets true. The producer
+    warp of a warp-specialised kernel elects the thread that issues the copies.
+
     ```mlir
-    %leader = hopper.elect_one
+    tile.kernel @elect() attributes {block = array<i32: 128, 1, 1>} {
+      %leader = hopper.elect_one
+      tile.if %leader {
+      }
+      tile.return
+    }
     ```
   }];
   let results = (outs I1:$result);
@@ -187,11 +295,24 @@ def Hopper_ElectOneOp : Hopper_Op<"elect_one", "elect"> {
 def Hopper_SetMaxNRegOp : Hopper_Op<"setmaxnreg", "setmaxnreg"> {
   let summary = "moves registers between the warpgroups (setmaxnreg)";
   let description = [{
+    `count` is a multiple of 8 from 24 to 256: the registers per thread of
+    the executing warpgroup from now on, fewer (`increase = false`) or more.
+    The producer warpgroup of a warp-specialised kernel gives registers up and
+    the compute warpgroups take them:
+
     ```mlir
-    hopper.setmaxnreg 40 {increase = false}
-    hopper.setmaxnreg 232 {increase = true}
+    tile.kernel @registers() attributes {block = array<i32: 384, 1, 1>, producer_threads = 128 : i64} {
+      %c128 = arith.constant 128 : index
+      %t = tile.thread_id x
+      %producer = arith.cmpi ult, %t, %c128 : index
+      tile.if %producer {
+        hopper.setmaxnreg 40 {increase = false}
+      } else {
+        hopper.setmaxnreg 232 {increase = true}
+      }
+      tile.return
+    }
     ```
-    `count` is a multiple of 8 from 24 to 256.
   }];
   let arguments = (ins I64Attr:$count, BoolAttr:$increase);
   let assemblyFormat = "$count attr-dict";
@@ -210,10 +331,22 @@ def Hopper_MakeTmaDescOp : Hopper_Op<"make_tma_desc", "tma",
     extents and `strides` the byte strides of all but the innermost
     dimension, both innermost first; `box` the box extents, innermost first;
     `swizzle` 0, 32, 64 or 128 bytes. `tensor` names the tensor in errors.
+    The launcher passes the map to the kernel as an argument. Here, 64 x 64
+    boxes of a [S, 128] bf16 tensor:
 
     ```mlir
-    %d = hopper.make_tma_desc %kv[%c0] dims(%c128, %S_kv) strides(%c256) box [64, 64]
-           swizzle 128 of "kv" : !tile.ptr<bf16>
+    tile.host @load(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %S: index {tile.name = "S", tile.size}) {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c128 = arith.constant 128 : index
+      %c256 = arith.constant 256 : index
+      %map = hopper.make_tma_desc %kv[%c0] dims(%c128, %S) strides(%c256) box [64, 64] swizzle 128 of "kv" : !tile.ptr<bf16>
+      tile.launch @load_kernel grid(%c1, %c1, %c1) args(%map) : (!hopper.tma_desc) -> ()
+      tile.return
+    }
+    tile.kernel @load_kernel(%map: !hopper.tma_desc) attributes {block = array<i32: 128, 1, 1>} {
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Tile_AnyPtr:$base, Index:$offset, Variadic<Index>:$dims,
@@ -232,9 +365,22 @@ def Hopper_TmaLoadOp : Hopper_Op<"tma_load", "tma"> {
   let description = [{
     `coords` are the box origin, innermost first; the box lands `offset`
     bytes into `dest` and its bytes complete a transaction of `barrier`.
+    Here the two 128-byte panels of 64 rows of a 128-column bf16 tensor:
 
     ```mlir
-    hopper.tma_load %desc[%c0_i32, %t0] to %tile offset 0, %full : !tile.shared<64x128xbf16, swizzle = 128>
+    tile.kernel @tma(%kv: !hopper.tma_desc, %t0: i32) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c0_i32 = arith.constant 0 : i32
+      %c64_i32 = arith.constant 64 : i32
+      %tiles = tile.alloc_shared : !tile.shared<1xi64>
+      %full = hopper.mbarrier_of %tiles[%c0] : !tile.shared<1xi64>
+      %k = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+      hopper.mbarrier_arrive_expect_tx %full bytes 16384
+      hopper.tma_load %kv[%c0_i32, %t0] to %k offset 0, %full : !tile.shared<64x128xbf16, swizzle = 128>
+      hopper.tma_load %kv[%c64_i32, %t0] to %k offset 8192, %full : !tile.shared<64x128xbf16, swizzle = 128>
+      hopper.mbarrier_wait %full parity %c0
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Hopper_TmaDescType:$desc, Variadic<I32>:$coords,
@@ -253,10 +399,18 @@ def Hopper_WgmmaDescOp : Hopper_Op<"wgmma_desc", "wgmma", [Pure]> {
   let summary = "the 64-bit wgmma descriptor of a K-major shared tile region";
   let description = [{
     Starts `offset` bytes into the tile; `sbo` is the byte distance between
-    8-row groups; the tile's swizzle gives the layout type.
+    8-row groups; the tile's swizzle gives the layout type. Each k-step of 16
+    bf16 elements starts 32 bytes further into the 128-byte swizzled rows:
 
     ```mlir
-    %da = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x128xbf16, swizzle = 128>
+    tile.kernel @descriptors() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %k0 = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %k1 = hopper.wgmma_desc %a[%c32] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Tile_AnyShared:$tile, Index:$offset, I64Attr:$sbo);
@@ -267,8 +421,28 @@ def Hopper_WgmmaDescOp : Hopper_Op<"wgmma_desc", "wgmma", [Pure]> {
 def Hopper_WgmmaFenceOp : Hopper_Op<"wgmma_fence", "wgmma"> {
   let summary = "orders register writes before the next wgmma";
   let description = [{
+    Issued by the warpgroup before its first wgmma, and again whenever it has
+    written the accumulator registers since. The sequence of a 64 x 8 x 32
+    product in two k-steps:
+
     ```mlir
-    hopper.wgmma_fence
+    tile.kernel @wgmma() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+      %a0 = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b0 = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %a1 = hopper.wgmma_desc %a[%c32] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b1 = hopper.wgmma_desc %b[%c32] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %z = arith.constant 0.0 : f32
+      hopper.wgmma_fence
+      %d:4 = hopper.wgmma %a0, %b0 n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      %e:4 = hopper.wgmma %a1, %b1 n 8 acc(%d#0, %d#1, %d#2, %d#3) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      hopper.wgmma_commit
+      hopper.wgmma_wait 0
+      tile.return
+    }
     ```
   }];
   let assemblyFormat = "attr-dict";
@@ -277,8 +451,26 @@ def Hopper_WgmmaFenceOp : Hopper_Op<"wgmma_fence", "wgmma"> {
 def Hopper_WgmmaCommitOp : Hopper_Op<"wgmma_commit", "wgmma"> {
   let summary = "closes the group of wgmmas issued so far";
   let description = [{
+    `hopper.wgmma_wait` then counts this group. As in `hopper.wgmma_fence`:
+
     ```mlir
-    hopper.wgmma_commit
+    tile.kernel @wgmma() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+      %a0 = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b0 = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %a1 = hopper.wgmma_desc %a[%c32] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b1 = hopper.wgmma_desc %b[%c32] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %z = arith.constant 0.0 : f32
+      hopper.wgmma_fence
+      %d:4 = hopper.wgmma %a0, %b0 n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      %e:4 = hopper.wgmma %a1, %b1 n 8 acc(%d#0, %d#1, %d#2, %d#3) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      hopper.wgmma_commit
+      hopper.wgmma_wait 0
+      tile.return
+    }
     ```
   }];
   let assemblyFormat = "attr-dict";
@@ -287,11 +479,29 @@ def Hopper_WgmmaCommitOp : Hopper_Op<"wgmma_commit", "wgmma"> {
 def Hopper_WgmmaWaitOp : Hopper_Op<"wgmma_wait", "wgmma"> {
   let summary = "waits until at most `pending` wgmma groups are in flight";
   let description = [{
-    ```mlir
-    hopper.wgmma_wait 0
-    ```
     The accumulator registers of a group may be read only after a wait that
-    leaves the group no longer pending.
+    leaves the group no longer pending; `hopper.wgmma_wait 0` waits for all.
+    As in `hopper.wgmma_fence`:
+
+    ```mlir
+    tile.kernel @wgmma() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+      %a0 = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b0 = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %a1 = hopper.wgmma_desc %a[%c32] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b1 = hopper.wgmma_desc %b[%c32] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %z = arith.constant 0.0 : f32
+      hopper.wgmma_fence
+      %d:4 = hopper.wgmma %a0, %b0 n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      %e:4 = hopper.wgmma %a1, %b1 n 8 acc(%d#0, %d#1, %d#2, %d#3) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      hopper.wgmma_commit
+      hopper.wgmma_wait 0
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins I64Attr:$pending);
   let assemblyFormat = "$pending attr-dict";
@@ -303,10 +513,27 @@ def Hopper_WgmmaOp : Hopper_Op<"wgmma", "wgmma"> {
   let description = [{
     `acc` are this thread's N/2 accumulator registers in wgmma order; with
     `zero_acc` their values are ignored and the product starts from zero.
+    Every thread of the warpgroup issues it, between `hopper.wgmma_fence` and
+    `hopper.wgmma_commit`:
 
     ```mlir
-    %d:4 = hopper.wgmma %da, %db n 8 acc(%z, %z, %z, %z) {zero_acc}
-             : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    tile.kernel @wgmma() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+      %a0 = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b0 = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %a1 = hopper.wgmma_desc %a[%c32] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+      %b1 = hopper.wgmma_desc %b[%c32] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %z = arith.constant 0.0 : f32
+      hopper.wgmma_fence
+      %d:4 = hopper.wgmma %a0, %b0 n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      %e:4 = hopper.wgmma %a1, %b1 n 8 acc(%d#0, %d#1, %d#2, %d#3) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      hopper.wgmma_commit
+      hopper.wgmma_wait 0
+      tile.return
+    }
     ```
   }];
   let arguments = (ins I64:$descA, I64:$descB, Variadic<F32>:$acc, I64Attr:$n,

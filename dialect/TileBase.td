@@ -43,6 +43,17 @@ class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
 
 def Tile_PtrType : Tile_Type<"Ptr", "ptr"> {
   let summary = "a pointer to global memory holding elements of one type";
+  let description = [{
+    The device address of a tensor's first element, as the launcher receives
+    it; `tile.view` makes a tensor of it.
+
+    ```mlir
+    tile.kernel @ptr(%x: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
+      %v = tile.view %x sizes(%n) strides() : !tile.ptr<bf16> -> !tile.tensor<?xbf16>
+      tile.return
+    }
+    ```
+  }];
   let parameters = (ins "::mlir::Type":$elementType);
   let assemblyFormat = "`<` $elementType `>`";
 }
@@ -52,6 +63,15 @@ def Tile_TensorType : Tile_Type<"GlobalTensor", "tensor"> {
   let description = [{
     `!tile.tensor<?x64xf32>`: a rank-2 view with a runtime outer size and a
     static inner size. Outer strides are runtime values held by the view.
+    Elements are integers or floats.
+
+    ```mlir
+    tile.kernel @tensor(%q: !tile.ptr<bf16>, %S: index, %rowStride: index) attributes {block = array<i32: 32, 1, 1>} {
+      %c128 = arith.constant 128 : index
+      %v = tile.view %q sizes(%S) strides(%rowStride, %c128) : !tile.ptr<bf16> -> !tile.tensor<?x64x128xbf16>
+      tile.return
+    }
+    ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType);
@@ -66,6 +86,16 @@ def Tile_TensorType : Tile_Type<"GlobalTensor", "tensor"> {
 
 def Tile_LocalType : Tile_Type<"Local", "local"> {
   let summary = "a mutable per-thread variable";
+  let description = [{
+    Made by `tile.alloc_local`; each thread has its own.
+
+    ```mlir
+    tile.kernel @local() attributes {block = array<i32: 32, 1, 1>} {
+      %acc = tile.alloc_local : !tile.local<f32>
+      tile.return
+    }
+    ```
+  }];
   let parameters = (ins "::mlir::Type":$elementType);
   let assemblyFormat = "`<` $elementType `>`";
 }
@@ -78,7 +108,15 @@ def Tile_SharedType : Tile_Type<"Shared", "shared"> {
     [p * S / e, (p + 1) * S / e) of every row, rows S bytes apart, and the
     16-byte chunk c of row r sits at chunk c ^ (r % (S / 16)) -- the layout
     the tensor-memory accelerator writes and wgmma reads. Swizzle 0 is plain
-    row-major.
+    row-major, and is not printed.
+
+    ```mlir
+    tile.kernel @shared() attributes {block = array<i32: 128, 1, 1>} {
+      %k = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+      %scratch = tile.alloc_shared : !tile.shared<4x4xf32>
+      tile.return
+    }
+    ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType, "int64_t":$swizzle);
@@ -107,9 +145,15 @@ def Tile_FragLayoutAttr : AttrDef<Tile_Dialect, "FragLayout"> {
     the set bits. A zero vector marks a bit whose values hold copies. Every
     vector has at most one non-zero entry, a power of two. There are 5 lane
     vectors; the warp vectors count the warps (a power of two) that execute
-    the fragment's code.
+    the fragment's code. `tile-assign-layouts` puts one on every fragment
+    type. Here, 2 warps hold a [32, 8] fragment, each thread 2 elements:
 
-    `#tile.frag<reg = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0]]>`
+    ```mlir
+    tile.kernel @frag() attributes {block = array<i32: 64, 1, 1>} {
+      %z = arith.constant dense<0.0> : tensor<32x8xf32, #tile.frag<reg = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0]]>>
+      tile.return
+    }
+    ```
   }];
   let parameters = (ins "unsigned":$rank, ArrayRefParameter<"int64_t">:$reg,
                         ArrayRefParameter<"int64_t">:$lane,
@@ -134,13 +178,6 @@ def Tile_FragLayoutAttr : AttrDef<Tile_Dialect, "FragLayout"> {
     ::llvm::SmallVector<int64_t> coordinate(int64_t reg, int64_t lane, int64_t warp) const;
   }];
 }
-
-def Tile_Dim : I32EnumAttr<"Dim", "a launch dimension: x, y or z",
-    [I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>]> {
-  let genSpecializedAttr = 0;
-  let cppNamespace = "::minitile::tile";
-}
-def Tile_DimAttr : EnumAttr<Tile_Dialect, Tile_Dim, "dim">;
 
 def Tile_AnyPtr : Type<CPred<"::llvm::isa<::minitile::tile::PtrType>($_self)">,
                        "tile pointer", "::minitile::tile::PtrType">;

@@ -40,9 +40,23 @@ def Tile_HostOp : Tile_FunctionOp<"host"> {
   let summary = "the host side of a kernel: checks, grid, launch";
   let description = [{
     Its arguments are the launcher's parameters, in order, each named by a
-    `tile.name` argument attribute. The body runs on the host: it computes
-    with `arith` on scalars, checks arguments (`tile.host_check`,
-    `tile.check_ptr`) and ends with one `tile.launch`.
+    `tile.name` argument attribute (`tile.size` marks the sizes). The body runs
+    on the host: it computes with `arith` on scalars, checks arguments
+    (`tile.host_check`, `tile.check_ptr`) and ends with one `tile.launch`.
+    `doc` is the kernel's one-line description, for the generated header.
+
+    ```mlir
+    tile.host @scale(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n", tile.size}) attributes {doc = "x[i] *= 2 for i < n"} {
+      %c1 = arith.constant 1 : index
+      %c128 = arith.constant 128 : index
+      %blocks = arith.ceildivsi %n, %c128 : index
+      tile.launch @scale_kernel grid(%blocks, %c1, %c1) args(%x, %n) : (!tile.ptr<f32>, index) -> ()
+      tile.return
+    }
+    tile.kernel @scale_kernel(%x: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
@@ -59,6 +73,24 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
     `smem_bytes` is the dynamic shared memory the kernel needs. After warp
     specialisation the first `producer_threads` threads (a warpgroup) only
     feed shared memory; the rest, the compute threads, run the program.
+
+    ```mlir
+    tile.kernel @scale_kernel(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+      %c128 = arith.constant 128 : index
+      %v = tile.view %x sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+      %b = tile.block_id x
+      %t = tile.thread_id x
+      %first = arith.muli %b, %c128 : index
+      %i = arith.addi %first, %t : index
+      %in = arith.cmpi slt, %i, %n : index
+      tile.if %in {
+        %e = tile.load %v[%i] : !tile.tensor<?xf32> -> f32
+        %twice = arith.addf %e, %e : f32
+        tile.store %twice, %v[%i] : f32, !tile.tensor<?xf32>
+      }
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
@@ -78,6 +110,16 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
 def Tile_ReturnOp : Tile_Op<"return", [Pure, Terminator, ReturnLike,
     ParentOneOf<["HostOp", "KernelOp"]>]> {
   let summary = "ends a launcher or a kernel";
+  let description = [{
+    The last op of every `tile.host` and `tile.kernel` body; it takes no
+    values (results go through tensors).
+
+    ```mlir
+    tile.kernel @nothing() attributes {block = array<i32: 32, 1, 1>} {
+      tile.return
+    }
+    ```
+  }];
   let assemblyFormat = "attr-dict";
 }
 
@@ -90,7 +132,20 @@ def Tile_LaunchOp : Tile_Op<"launch", [HasParent<"HostOp">,
   let summary = "launches a tile.kernel on a grid of blocks";
   let description = [{
     A grid with a zero extent launches nothing. The argument types match the
-    kernel's signature.
+    kernel's signature; the block shape and the shared memory are the kernel's.
+
+    ```mlir
+    tile.host @fill(%out: !tile.ptr<f32> {tile.name = "out"}, %rows: index {tile.name = "rows", tile.size}) {
+      %c1 = arith.constant 1 : index
+      %c4 = arith.constant 4 : index
+      %blocks = arith.ceildivsi %rows, %c4 : index
+      tile.launch @fill_kernel grid(%blocks, %c1, %c1) args(%out, %rows) : (!tile.ptr<f32>, index) -> ()
+      tile.return
+    }
+    tile.kernel @fill_kernel(%out: !tile.ptr<f32>, %rows: index) attributes {block = array<i32: 32, 4, 1>} {
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel, Index:$gridX, Index:$gridY,
                        Index:$gridZ, Variadic<AnyType>:$args);
@@ -102,6 +157,23 @@ def Tile_LaunchOp : Tile_Op<"launch", [HasParent<"HostOp">,
 
 def Tile_HostCheckOp : Tile_Op<"host_check", [HasParent<"HostOp">]> {
   let summary = "the launcher throws `message` unless `condition` holds";
+  let description = [{
+    The launcher throws `minitile::rt::Error` with the kernel's name and
+    `message` before launching anything.
+
+    ```mlir
+    tile.host @window(%ks: !tile.ptr<i32> {tile.name = "ks"}, %S: index {tile.name = "S", tile.size}, %T: index {tile.name = "S_kv", tile.size}) {
+      %c1 = arith.constant 1 : index
+      %fits = arith.cmpi sle, %T, %S : index
+      tile.host_check %fits, "S_kv must not exceed S"
+      tile.launch @window_kernel grid(%S, %c1, %c1) args(%ks, %S, %T) : (!tile.ptr<i32>, index, index) -> ()
+      tile.return
+    }
+    tile.kernel @window_kernel(%ks: !tile.ptr<i32>, %S: index, %T: index) attributes {block = array<i32: 32, 1, 1>} {
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins I1:$condition, StrAttr:$message);
   let assemblyFormat = "$condition `,` $message attr-dict";
 }
@@ -111,6 +183,18 @@ def Tile_CheckPtrOp : Tile_Op<"check_ptr", [HasParent<"HostOp">]> {
   let description = [{
     Unless the tensor is empty (`numel` is 0) the pointer must be non-null and
     a multiple of `align` bytes.
+
+    ```mlir
+    tile.host @copy(%x: !tile.ptr<bf16> {tile.name = "x"}, %n: index {tile.name = "n", tile.size}) {
+      %c1 = arith.constant 1 : index
+      tile.check_ptr %x, %n align 16 : !tile.ptr<bf16>
+      tile.launch @copy_kernel grid(%c1, %c1, %c1) args(%x, %n) : (!tile.ptr<bf16>, index) -> ()
+      tile.return
+    }
+    tile.kernel @copy_kernel(%x: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyPtr:$ptr, Index:$numel, I64Attr:$align);
   let assemblyFormat = "$ptr `,` $numel `align` $align attr-dict `:` type($ptr)";
@@ -120,6 +204,27 @@ def Tile_CheckPtrOp : Tile_Op<"check_ptr", [HasParent<"HostOp">]> {
 //===----------------------------------------------------------------------===//
 // Device: launch geometry
 //===----------------------------------------------------------------------===//
+
+def Tile_Dim : I32EnumAttr<"Dim", "a launch dimension: x, y or z",
+    [I32EnumAttrCase<"x", 0>, I32EnumAttrCase<"y", 1>, I32EnumAttrCase<"z", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::minitile::tile";
+}
+def Tile_DimAttr : EnumAttr<Tile_Dialect, Tile_Dim, "dim"> {
+  let summary = "a launch dimension: x, y or z";
+  let description = [{
+    Written bare in `tile.thread_id`, `tile.block_id` and `tile.grid_dim`.
+
+    ```mlir
+    tile.kernel @dims() attributes {block = array<i32: 32, 4, 2>} {
+      %x = tile.thread_id x
+      %y = tile.thread_id y
+      %z = tile.thread_id z
+      tile.return
+    }
+    ```
+  }];
+}
 
 class Tile_GeometryOp<string mnemonic>
     : Tile_Op<mnemonic, [Pure, Tile_InKernel]> {
@@ -133,12 +238,48 @@ class Tile_GeometryOp<string mnemonic>
 
 def Tile_ThreadIdOp : Tile_GeometryOp<"thread_id"> {
   let summary = "the thread's index within its block";
+  let description = [{
+    From 0 to the kernel's `block` extent in that dimension, exclusive.
+
+    ```mlir
+    tile.kernel @rows() attributes {block = array<i32: 32, 4, 1>} {
+      %lane = tile.thread_id x
+      %row = tile.thread_id y
+      tile.return
+    }
+    ```
+  }];
 }
 def Tile_BlockIdOp : Tile_GeometryOp<"block_id"> {
   let summary = "the block's index within the grid";
+  let description = [{
+    From 0 to the launch's grid extent in that dimension, exclusive.
+
+    ```mlir
+    tile.kernel @blocks() attributes {block = array<i32: 128, 1, 1>} {
+      %c128 = arith.constant 128 : index
+      %b = tile.block_id x
+      %first = arith.muli %b, %c128 : index
+      tile.return
+    }
+    ```
+  }];
 }
 def Tile_GridDimOp : Tile_GeometryOp<"grid_dim"> {
   let summary = "the number of blocks in the grid";
+  let description = [{
+    The launch's grid extent in that dimension: a grid-stride loop steps by it.
+
+    ```mlir
+    tile.kernel @grid_stride(%n: index) attributes {block = array<i32: 32, 1, 1>} {
+      %b = tile.block_id x
+      %blocks = tile.grid_dim x
+      tile.for %i = %b to %n step %blocks {
+      }
+      tile.return
+    }
+    ```
+  }];
 }
 
 //===----------------------------------------------------------------------===//
@@ -150,10 +291,15 @@ def Tile_ViewOp : Tile_Op<"view", [Pure, AttrSizedOperandSegments]> {
   let description = [{
     `sizes` gives the `?` dimensions of the result type, in order; `strides`
     the stride of every dimension but the innermost (which is 1), in
-    elements; `offset` (elements, default 0) moves the origin.
+    elements; `offset` (elements, default 0) moves the origin. Here, `rows`
+    rows of 8 elements, `pitch` elements apart, starting 8 elements in:
 
     ```mlir
-    %t = tile.view %p[%off] sizes(%S) strides(%T) : !tile.ptr<f32> -> !tile.tensor<?x8xf32>
+    tile.kernel @rows(%p: !tile.ptr<f32>, %rows: index, %pitch: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c8 = arith.constant 8 : index
+      %t = tile.view %p[%c8] sizes(%rows) strides(%pitch) : !tile.ptr<f32> -> !tile.tensor<?x8xf32>
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Tile_AnyPtr:$base, Optional<Index>:$offset,
@@ -174,7 +320,18 @@ def Tile_SliceOp : Tile_Op<"slice", [Pure]> {
   let summary = "the view with dimension `dim` fixed at `index`";
   let description = [{
     A batch's or a row's slice of a tensor, one rank lower; the innermost
-    dimension cannot be fixed.
+    dimension cannot be fixed. Here, batch `b` of a [S, B, 128] tensor:
+
+    ```mlir
+    tile.kernel @batch(%q: !tile.ptr<bf16>, %S: index, %B: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c128 = arith.constant 128 : index
+      %rowStride = arith.muli %B, %c128 : index
+      %all = tile.view %q sizes(%S, %B) strides(%rowStride, %c128) : !tile.ptr<bf16> -> !tile.tensor<?x?x128xbf16>
+      %b = tile.block_id y
+      %one = tile.slice %all dim 1 at %b : !tile.tensor<?x?x128xbf16> -> !tile.tensor<?x128xbf16>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyTensor:$source, I64Attr:$dim, Index:$index);
   let results = (outs Tile_AnyTensor:$result);
@@ -188,6 +345,18 @@ def Tile_LoadOp : Tile_Op<"load", [Tile_InKernel,
   let description = [{
     With a `vector<N x T>` result, reads elements `[i_last, i_last + N)` of
     the innermost dimension; their address must be aligned to `N * sizeof(T)`.
+
+    ```mlir
+    tile.kernel @load(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %v = tile.view %p sizes(%n) strides(%c4) : !tile.ptr<f32> -> !tile.tensor<?x4xf32>
+      %r = tile.thread_id x
+      %first = tile.load %v[%r, %c0] : !tile.tensor<?x4xf32> -> f32
+      %row = tile.load %v[%r, %c0] : !tile.tensor<?x4xf32> -> vector<4xf32>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyTensor:$tensor, Variadic<Index>:$indices);
   let results = (outs AnyType:$result);
@@ -203,6 +372,20 @@ def Tile_StoreOp : Tile_Op<"store", [Tile_InKernel,
   let description = [{
     A `vector<N x T>` value writes elements `[i_last, i_last + N)` of the
     innermost dimension; their address must be aligned to `N * sizeof(T)`.
+
+    ```mlir
+    tile.kernel @store(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %v = tile.view %p sizes(%n) strides(%c4) : !tile.ptr<f32> -> !tile.tensor<?x4xf32>
+      %r = tile.thread_id x
+      %one = arith.constant 1.0 : f32
+      %ones = tile.splat %one : vector<4xf32>
+      tile.store %ones, %v[%r, %c0] : vector<4xf32>, !tile.tensor<?x4xf32>
+      tile.store %one, %v[%r, %c0] : f32, !tile.tensor<?x4xf32>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins AnyType:$value, Tile_AnyTensor:$tensor,
                        Variadic<Index>:$indices);
@@ -217,6 +400,16 @@ def Tile_ElemsToAlignedOp : Tile_Op<"elems_to_aligned", [Pure, Tile_InKernel]> {
   let description = [{
     The number of innermost elements between `tensor[indices]` and the first
     address at or after it that is a multiple of `bytes`: 0 when it is aligned.
+    A loop peels that many elements off before it stores whole vectors.
+
+    ```mlir
+    tile.kernel @head(%p: !tile.ptr<f32>, %n: index, %start: index) attributes {block = array<i32: 32, 1, 1>} {
+      %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+      %gap = tile.elems_to_aligned %v[%start] bytes 16 : !tile.tensor<?xf32>
+      %aligned = arith.addi %start, %gap : index
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyTensor:$tensor, Variadic<Index>:$indices,
                        I64Attr:$bytes);
@@ -231,6 +424,17 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
     TypesMatchWith<"value is the vector's element type", "result", "value",
                    "::llvm::cast<::mlir::VectorType>($_self).getElementType()">]> {
   let summary = "a vector holding copies of a scalar";
+  let description = [{
+    Makes the vector that a vector `tile.store` or `tile.shared_store` writes.
+
+    ```mlir
+    tile.kernel @splat() attributes {block = array<i32: 32, 1, 1>} {
+      %ninf = arith.constant 0xFF800000 : f32
+      %four = tile.splat %ninf : vector<4xf32>
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins AnyType:$value);
   let results = (outs VectorOfRankAndType<[1], [AnyType]>:$result);
   let assemblyFormat = "$value attr-dict `:` type($result)";
@@ -243,6 +447,25 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
 def Tile_AllocLocalOp : Tile_Op<"alloc_local", [Tile_InKernel,
     MemoryEffects<[MemAlloc<AutomaticAllocationScopeResource>]>]> {
   let summary = "a mutable variable private to each thread";
+  let description = [{
+    Read with `tile.local_load`, written with `tile.local_store`; lowering
+    keeps it in registers. Its value is undefined until it is first stored.
+
+    ```mlir
+    tile.kernel @count(%n: index) attributes {block = array<i32: 32, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %seen = tile.alloc_local : !tile.local<index>
+      tile.local_store %c0, %seen : !tile.local<index>
+      tile.for %i = %c0 to %n step %c1 {
+        %before = tile.local_load %seen : !tile.local<index>
+        %after = arith.addi %before, %c1 : index
+        tile.local_store %after, %seen : !tile.local<index>
+      }
+      tile.return
+    }
+    ```
+  }];
   let results = (outs Tile_AnyLocal:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
 }
@@ -251,6 +474,20 @@ def Tile_LocalLoadOp : Tile_Op<"local_load", [Tile_InKernel,
     TypesMatchWith<"result is the variable's element type", "local", "result",
                    "::llvm::cast<::minitile::tile::LocalType>($_self).getElementType()">,
     MemoryEffects<[MemRead]>]> {
+  let summary = "reads a per-thread variable";
+  let description = [{
+    The value the thread last stored to the variable.
+
+    ```mlir
+    tile.kernel @phase() attributes {block = array<i32: 32, 1, 1>} {
+      %c1 = arith.constant 1 : index
+      %phase = tile.alloc_local : !tile.local<index>
+      tile.local_store %c1, %phase : !tile.local<index>
+      %p = tile.local_load %phase : !tile.local<index>
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins Tile_AnyLocal:$local);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$local attr-dict `:` type($local)";
@@ -260,6 +497,23 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [Tile_InKernel,
     TypesMatchWith<"value is the variable's element type", "local", "value",
                    "::llvm::cast<::minitile::tile::LocalType>($_self).getElementType()">,
     MemoryEffects<[MemWrite]>]> {
+  let summary = "writes a per-thread variable";
+  let description = [{
+    Replaces the variable's value for this thread.
+
+    ```mlir
+    tile.kernel @flip() attributes {block = array<i32: 32, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %phase = tile.alloc_local : !tile.local<index>
+      tile.local_store %c0, %phase : !tile.local<index>
+      %p = tile.local_load %phase : !tile.local<index>
+      %flipped = arith.xori %p, %c1 : index
+      tile.local_store %flipped, %phase : !tile.local<index>
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins AnyType:$value, Tile_AnyLocal:$local);
   let assemblyFormat = "$value `,` $local attr-dict `:` type($local)";
 }
@@ -272,10 +526,23 @@ def Tile_ForOp : Tile_Op<"for", [RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "a serial loop run by every thread that reaches it";
   let description = [{
+    Runs `lb, lb + step, ... < ub` in order in each thread. `iter_args`
+    carry values from one iteration to the next; the loop's results are their
+    values after the last one (the initial values when it runs no iteration).
+
     ```mlir
-    %r = tile.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (f32) {
-      ...
-      tile.yield %next : f32
+    tile.kernel @row_sum(%p: !tile.ptr<f32>, %rows: index, %cols: index) attributes {block = array<i32: 32, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %zero = arith.constant 0.0 : f32
+      %v = tile.view %p sizes(%rows, %cols) strides(%cols) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+      %r = tile.block_id x
+      %sum = tile.for %c = %c0 to %cols step %c1 iter_args(%acc = %zero) -> (f32) {
+        %e = tile.load %v[%r, %c] : !tile.tensor<?x?xf32> -> f32
+        %next = arith.addf %acc, %e : f32
+        tile.yield %next : f32
+      }
+      tile.return
     }
     ```
   }];
@@ -307,6 +574,26 @@ def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects, Tile_InKernel
     With `across_x`, the iterations are spread over the threads of one row of
     the block (same y and z): each row runs the whole loop, its bounds may
     differ from row to row, and every thread of the row must reach it.
+    `tile-distribute-parallel` turns both into per-thread `tile.for` loops.
+
+    ```mlir
+    tile.kernel @zero(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 4, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %zero = arith.constant 0.0 : f32
+      %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+      tile.parallel %i = %c0 to %n step %c1 {
+        tile.store %zero, %v[%i] : f32, !tile.tensor<?xf32>
+      }
+      // Each of the 4 rows of 32 threads clears its own row of m.
+      %m = tile.view %p sizes(%n, %n) strides(%n) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+      %row = tile.thread_id y
+      tile.parallel %j = %c0 to %n step %c1 {
+        tile.store %zero, %m[%row, %j] : f32, !tile.tensor<?x?xf32>
+      } {across_x}
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
                        UnitAttr:$across_x);
@@ -324,6 +611,25 @@ def Tile_ParallelOp : Tile_Op<"parallel", [RecursiveMemoryEffects, Tile_InKernel
 def Tile_IfOp : Tile_Op<"if", [RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"YieldOp">, NoRegionArguments]> {
   let summary = "runs one of two regions";
+  let description = [{
+    Runs `thenRegion` where `condition` holds, else `elseRegion` (which may be
+    left out when the op has no results). Each region yields the results.
+
+    ```mlir
+    tile.kernel @clamp(%p: !tile.ptr<i32>, %n: index, %hi: i32) attributes {block = array<i32: 128, 1, 1>} {
+      %v = tile.view %p sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+      %t = tile.thread_id x
+      %e = tile.load %v[%t] : !tile.tensor<?xi32> -> i32
+      %above = arith.cmpi sgt, %e, %hi : i32
+      %c = tile.if %above -> (i32) {
+        tile.yield %hi : i32
+      } else {
+        tile.yield %e : i32
+      }
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins I1:$condition);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$thenRegion, AnyRegion:$elseRegion);
@@ -336,6 +642,23 @@ def Tile_IfOp : Tile_Op<"if", [RecursiveMemoryEffects,
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["ForOp", "ParallelOp", "IfOp", "PipelinedOp"]>]> {
   let summary = "ends a loop body or an if region, passing values on";
+  let description = [{
+    Its values are the `iter_args` of a `tile.for`'s next iteration or the
+    results of a `tile.if`; it is implied (and not printed) in bodies that
+    pass nothing on.
+
+    ```mlir
+    tile.kernel @max_of(%x: f32, %y: f32) attributes {block = array<i32: 32, 1, 1>} {
+      %bigger = arith.cmpf ogt, %x, %y : f32
+      %m = tile.if %bigger -> (f32) {
+        tile.yield %x : f32
+      } else {
+        tile.yield %y : f32
+      }
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
@@ -349,9 +672,17 @@ def Tile_AllocSharedOp : Tile_Op<"alloc_shared", [Tile_InKernel]> {
   let summary = "a tile of shared memory";
   let description = [{
     With `stages` > 1 it is that many tiles, reached with `tile.stage`
-    (tile-pipeline allocates the tiles of a pipelined body so).
+    (tile-warp-specialize allocates the tiles of a pipelined body so).
     `tile-plan-shared` gives every tile its place in the kernel's dynamic
     shared memory.
+
+    ```mlir
+    tile.kernel @tiles() attributes {block = array<i32: 128, 1, 1>} {
+      %q = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+      %ring = tile.alloc_shared {stages = 3 : i64} : !tile.shared<64x128xbf16, swizzle = 128>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins DefaultValuedAttr<I64Attr, "1">:$stages);
   let results = (outs Tile_AnyShared:$result);
@@ -365,6 +696,22 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel]> {
     dimension); its outer dimensions flatten onto the rows of the shared tile
     (`prod(box[:-1])` rows of `box[-1]` columns). Elements outside the tensor
     read as zero. The data is in the tile before the tile is next used.
+    `tile-lower-copies` makes it a TMA copy where it can, a copy by the
+    compute threads otherwise. Here, block `b`'s 64 rows of kv:
+
+    ```mlir
+    tile.kernel @copy(%kv: !tile.ptr<bf16>, %S: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %v = tile.view %kv sizes(%S) strides(%c128) : !tile.ptr<bf16> -> !tile.tensor<?x128xbf16>
+      %b = tile.block_id x
+      %row = arith.muli %b, %c64 : index
+      %t = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+      tile.copy %v[%row, %c0] to %t box [64, 128] : !tile.tensor<?x128xbf16>, !tile.shared<64x128xbf16, swizzle = 128>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyTensor:$source, Variadic<Index>:$indices,
                        Tile_AnyShared:$dest, DenseI64ArrayAttr:$box);
@@ -386,9 +733,15 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     accumulating into a loop-carried result releases a stage's tiles one
     iteration late, after that wait).
 
+
     ```mlir
-    %c = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>,
-           !tile.shared<128x64xbf16, swizzle = 128> -> tensor<64x128xf32>
+    tile.kernel @gemm() attributes {block = array<i32: 128, 1, 1>} {
+      %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %b = tile.alloc_shared : !tile.shared<32x64xbf16, swizzle = 128>
+      %c = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128> -> tensor<64x32xf32>
+      %d = tile.gemm %a, %b, %c {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128>, tensor<64x32xf32> -> tensor<64x32xf32>
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Tile_AnyShared:$a, Tile_AnyShared:$b,
@@ -406,7 +759,20 @@ def Tile_LoadTileOp : Tile_Op<"load_tile", [Tile_InKernel,
   let summary = "reads a box of a global tensor into a fragment";
   let description = [{
     The fragment's shape is the box; elements outside the tensor read as
-    `padding`.
+    `padding` (here -inf in the second load).
+
+    ```mlir
+    tile.kernel @load_tile(%w: !tile.ptr<f32>, %S: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c64 = arith.constant 64 : index
+      %v = tile.view %w sizes(%S) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+      %b = tile.block_id x
+      %row = arith.muli %b, %c64 : index
+      %rows = tile.load_tile %v[%row, %c0] : !tile.tensor<?x64xf32> -> tensor<64x64xf32>
+      %padded = tile.load_tile %v[%row, %c0] {padding = 0xFFF0000000000000 : f64} : !tile.tensor<?x64xf32> -> tensor<64x64xf32>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyTensor:$source, Variadic<Index>:$indices,
                        DefaultValuedAttr<F64Attr, "0.0">:$padding);
@@ -422,6 +788,20 @@ def Tile_StoreTileOp : Tile_Op<"store_tile", [Tile_InKernel, AttrSizedOperandSeg
   let summary = "writes a fragment to a box of a global tensor";
   let description = [{
     Elements outside the tensor, and where `mask` is false, are not written.
+
+    ```mlir
+    tile.kernel @store_tile(%o: !tile.ptr<f32>, %S: index, %T: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %v = tile.view %o sizes(%S, %T) strides(%T) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+      %x = arith.constant dense<1.0> : tensor<16x64xf32>
+      %col = tile.iota axis 1 : tensor<16x64xi32>
+      %c32 = arith.constant dense<32> : tensor<16x64xi32>
+      %left = arith.cmpi slt, %col, %c32 : tensor<16x64xi32>
+      tile.store_tile %x, %v[%c0, %c0] : tensor<16x64xf32>, !tile.tensor<?x?xf32>
+      tile.store_tile %x, %v[%c0, %c0] mask %left : tensor<16x64xf32>, !tile.tensor<?x?xf32>, tensor<16x64xi1>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_Fragment:$value, Tile_AnyTensor:$dest,
                        Variadic<Index>:$indices, Optional<Tile_Fragment>:$mask);
@@ -436,6 +816,15 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let description = [{
     Source dimension i becomes result dimension `dims[i]` (same extent); the
     other result dimensions repeat it. A scalar source has no dimensions.
+
+    ```mlir
+    tile.kernel @broadcast(%s: f32) attributes {block = array<i32: 128, 1, 1>} {
+      %w = arith.constant dense<2.0> : tensor<64xf32>
+      %rows = tile.broadcast %w dims [1] : tensor<64xf32> -> tensor<16x64xf32>
+      %all = tile.broadcast %s dims [] : f32 -> tensor<16x64xf32>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins AnyType:$source, DenseI64ArrayAttr:$dims);
   let results = (outs Tile_Fragment:$result);
@@ -445,6 +834,18 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
 
 def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let summary = "the same elements, in row-major order, with another shape";
+  let description = [{
+    The element counts of the two shapes are equal. Here the 128 columns of
+    a gemm result split into 2 queries of 64 heads:
+
+    ```mlir
+    tile.kernel @reshape() attributes {block = array<i32: 128, 1, 1>} {
+      %s = arith.constant dense<1.0> : tensor<64x128xf32>
+      %heads = tile.reshape %s : tensor<64x128xf32> -> tensor<64x2x64xf32>
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins Tile_Fragment:$source);
   let results = (outs Tile_Fragment:$result);
   let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
@@ -453,7 +854,17 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
 
 def Tile_TransposeOp : Tile_Op<"transpose", [Pure]> {
   let summary = "permutes the dimensions of a fragment";
-  let description = [{ Result dimension i is source dimension `perm[i]`. }];
+  let description = [{
+    Result dimension i is source dimension `perm[i]`.
+
+    ```mlir
+    tile.kernel @transpose() attributes {block = array<i32: 128, 1, 1>} {
+      %x = arith.constant dense<1.0> : tensor<64x2xf32>
+      %t = tile.transpose %x perm [1, 0] : tensor<64x2xf32> -> tensor<2x64xf32>
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins Tile_Fragment:$source, DenseI64ArrayAttr:$perm);
   let results = (outs Tile_Fragment:$result);
   let assemblyFormat = "$source `perm` $perm attr-dict `:` type($source) `->` type($result)";
@@ -470,7 +881,11 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure,
     element stays in its warp, and goes through shared memory otherwise.
 
     ```mlir
-    %b = tile.convert_layout %a : tensor<64x8xf32, #frag> -> tensor<64x8xf32, #frag1>
+    tile.kernel @convert() attributes {block = array<i32: 32, 1, 1>} {
+      %a = arith.constant dense<1.0> : tensor<32x8xf32, #tile.frag<reg = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = []>>
+      %b = tile.convert_layout %a : tensor<32x8xf32, #tile.frag<reg = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = []>> -> tensor<32x8xf32, #tile.frag<reg = [[1, 0], [2, 0], [4, 0]], lane = [[0, 1], [0, 2], [0, 4], [8, 0], [16, 0]], warp = []>>
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Tile_Fragment:$source);
@@ -483,7 +898,22 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "sum, max or min",
   let genSpecializedAttr = 0;
   let cppNamespace = "::minitile::tile";
 }
-def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce">;
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce"> {
+  let summary = "how tile.reduce combines elements";
+  let description = [{
+    `sum`, `max` or `min`, written bare in `tile.reduce`.
+
+    ```mlir
+    tile.kernel @kinds() attributes {block = array<i32: 128, 1, 1>} {
+      %x = arith.constant dense<1.0> : tensor<64x64xf32>
+      %sum = tile.reduce sum %x axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+      %max = tile.reduce max %x axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+      %min = tile.reduce min %x axis 1 : tensor<64x64xf32> -> tensor<64xf32>
+      tile.return
+    }
+    ```
+  }];
+}
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let summary = "reduces a fragment along one dimension";
@@ -493,8 +923,14 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
     With `contract`, the float additions it makes may fuse with the
     multiplications that feed them (fma).
 
+
     ```mlir
-    %s = tile.reduce sum %x axis 1 {contract} : tensor<64x128xf32> -> tensor<64xf32>
+    tile.kernel @reduce() attributes {block = array<i32: 128, 1, 1>} {
+      %x = arith.constant dense<1.0> : tensor<64x2x64xf32>
+      %sum = tile.reduce sum %x axis 2 {contract} : tensor<64x2x64xf32> -> tensor<64x2xf32>
+      %max = tile.reduce max %sum axis 1 : tensor<64x2xf32> -> tensor<64xf32>
+      tile.return
+    }
     ```
   }];
   let arguments = (ins Tile_Fragment:$source, Tile_ReduceKindAttr:$kind, I64Attr:$axis,
@@ -506,6 +942,17 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
 
 def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
   let summary = "a fragment whose elements are their index along `axis`";
+  let description = [{
+    An integer fragment; element (i0, i1, ...) holds `i_axis`.
+
+    ```mlir
+    tile.kernel @iota() attributes {block = array<i32: 128, 1, 1>} {
+      %row = tile.iota axis 0 : tensor<64x2xi32>
+      %col = tile.iota axis 1 : tensor<64x2xi32>
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins I64Attr:$axis);
   let results = (outs Tile_Fragment:$result);
   let assemblyFormat = "`axis` $axis attr-dict `:` type($result)";
@@ -517,8 +964,8 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
   let summary = "a loop whose copies run ahead of its computation";
   let description = [{
     Semantically a serial loop. Its body starts with copies of global boxes
-    into shared tiles allocated in the body; `tile-pipeline` gives each of
-    `stages` iterations in flight its own tiles, so the copies of iteration
+    into shared tiles allocated in the body; `tile-warp-specialize` gives each
+    of `stages` iterations in flight its own tiles, so the copies of iteration
     i + stages - 1 overlap the computation of iteration i. With `groups` > 1
     the iterations alternate between that many groups of the compute warps,
     each running its iterations' fragment code on its own warps; `stages` is
@@ -526,15 +973,23 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     Values carried from iteration to iteration (`iter_args`, a gemm's
     accumulator say) need one group.
 
+
     ```mlir
-    %acc = tile.pipelined %k = %c0 to %n step %c1 stages 4
-        iter_args(%c = %zero) -> (tensor<128x128xf32>) {
-      %a = tile.alloc_shared : !tile.shared<128x64xbf16, swizzle = 128>
-      %b = tile.alloc_shared : !tile.shared<128x64xbf16, swizzle = 128>
-      tile.copy %A[%m0, %k0] to %a box [128, 64] : !tile.tensor<?x?xbf16>, !tile.shared<128x64xbf16, swizzle = 128>
-      tile.copy %B[%n0, %k0] to %b box [128, 64] : !tile.tensor<?x?xbf16>, !tile.shared<128x64xbf16, swizzle = 128>
-      %next = tile.gemm %a, %b, %c {transpose_b} : ... -> tensor<128x128xf32>
-      tile.yield %next : tensor<128x128xf32>
+    tile.kernel @pipelined(%kv: !tile.ptr<bf16>, %S: index) attributes {block = array<i32: 256, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c64 = arith.constant 64 : index
+      %c128 = arith.constant 128 : index
+      %v = tile.view %kv sizes(%S) strides(%c128) : !tile.ptr<bf16> -> !tile.tensor<?x128xbf16>
+      %q = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+      %tiles = arith.ceildivsi %S, %c64 : index
+      tile.pipelined %i = %c0 to %tiles step %c1 stages 4 groups 2 {
+        %k = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+        %row = arith.muli %i, %c64 : index
+        tile.copy %v[%row, %c0] to %k box [64, 128] : !tile.tensor<?x128xbf16>, !tile.shared<64x128xbf16, swizzle = 128>
+        %s = tile.gemm %k, %q {transpose_b} : !tile.shared<64x128xbf16, swizzle = 128>, !tile.shared<64x128xbf16, swizzle = 128> -> tensor<64x64xf32>
+      }
+      tile.return
     }
     ```
   }];
@@ -566,7 +1021,18 @@ def Tile_SharedViewOp : Tile_Op<"shared_view", [Pure, Tile_InKernel]> {
   let summary = "the shared tile at a byte offset of the dynamic shared memory";
   let description = [{
     Offsets count from the kernel's dynamic shared memory, aligned to 1024
-    bytes (what 128-byte swizzles need).
+    bytes (what 128-byte swizzles need). `tile-plan-shared` replaces each
+    `tile.alloc_shared` with one.
+
+    ```mlir
+    tile.kernel @planned() attributes {block = array<i32: 128, 1, 1>, smem_bytes = 33792 : i64} {
+      %c0 = arith.constant 0 : index
+      %c16384 = arith.constant 16384 : index
+      %a = tile.shared_view %c0 : !tile.shared<64x128xbf16, swizzle = 128>
+      %b = tile.shared_view %c16384 : !tile.shared<64x128xbf16, swizzle = 128>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Index:$offset);
   let results = (outs Tile_AnyShared:$result);
@@ -576,6 +1042,23 @@ def Tile_SharedViewOp : Tile_Op<"shared_view", [Pure, Tile_InKernel]> {
 def Tile_StageOp : Tile_Op<"stage", [Pure, Tile_InKernel,
     AllTypesMatch<["tiles", "result"]>]> {
   let summary = "stage `index` of a shared tile allocated with stages";
+  let description = [{
+    `index` is from 0 to the allocation's `stages`, exclusive.
+
+    ```mlir
+    tile.kernel @stage(%n: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c3 = arith.constant 3 : index
+      %ring = tile.alloc_shared {stages = 3 : i64} : !tile.shared<64x128xbf16, swizzle = 128>
+      tile.for %i = %c0 to %n step %c1 {
+        %s = arith.remui %i, %c3 : index
+        %k = tile.stage %ring[%s] : !tile.shared<64x128xbf16, swizzle = 128>
+      }
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins Tile_AnyShared:$tiles, Index:$index);
   let results = (outs Tile_AnyShared:$result);
   let assemblyFormat = "$tiles `[` $index `]` attr-dict `:` type($tiles)";
@@ -585,7 +1068,20 @@ def Tile_SharedLoadOp : Tile_Op<"shared_load", [Tile_InKernel]> {
   let summary = "reads elements [col, col + lanes) of a row of a shared tile";
   let description = [{
     `row` counts rows of the tile seen as a matrix (outer dimensions
-    flattened); the lanes stay inside one 16-byte chunk.
+    flattened); the lanes stay inside one 16-byte chunk. The tile's swizzle
+    decides the address.
+
+    ```mlir
+    tile.kernel @read_back() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %t = tile.alloc_shared : !tile.shared<128x32xf32>
+      %r = tile.thread_id x
+      %one = tile.shared_load %t[%r, %c0] : !tile.shared<128x32xf32> -> f32
+      %four = tile.shared_load %t[%r, %c4] : !tile.shared<128x32xf32> -> vector<4xf32>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyShared:$tile, Index:$row, Index:$col);
   let results = (outs AnyType:$result);
@@ -594,6 +1090,25 @@ def Tile_SharedLoadOp : Tile_Op<"shared_load", [Tile_InKernel]> {
 
 def Tile_SharedStoreOp : Tile_Op<"shared_store", [Tile_InKernel]> {
   let summary = "writes elements [col, col + lanes) of a row of a shared tile";
+  let description = [{
+    As `tile.shared_load`: `row` counts rows of the tile seen as a matrix and
+    the lanes stay inside one 16-byte chunk. Other threads see the values
+    after a barrier.
+
+    ```mlir
+    tile.kernel @write(%x: f32) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %t = tile.alloc_shared : !tile.shared<128x32xf32>
+      %r = tile.thread_id x
+      %xs = tile.splat %x : vector<4xf32>
+      tile.shared_store %x, %t[%r, %c0] : f32, !tile.shared<128x32xf32>
+      tile.shared_store %xs, %t[%r, %c4] : vector<4xf32>, !tile.shared<128x32xf32>
+      tile.barrier
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins AnyType:$value, Tile_AnyShared:$tile, Index:$row, Index:$col);
   let assemblyFormat = "$value `,` $tile `[` $row `,` $col `]` attr-dict `:` type($value) `,` type($tile)";
 }
@@ -601,6 +1116,20 @@ def Tile_SharedStoreOp : Tile_Op<"shared_store", [Tile_InKernel]> {
 def Tile_ShuffleXorOp : Tile_Op<"shuffle_xor", [Pure, Tile_InKernel,
     AllTypesMatch<["value", "result"]>]> {
   let summary = "the value of lane (lane ^ mask) of this warp";
+  let description = [{
+    Every lane of the warp takes part. Two shuffles sum a value over each
+    quad of lanes:
+
+    ```mlir
+    tile.kernel @quad_sum(%x: f32) attributes {block = array<i32: 32, 1, 1>} {
+      %y = tile.shuffle_xor %x, 1 : f32
+      %xy = arith.addf %x, %y : f32
+      %z = tile.shuffle_xor %xy, 2 : f32
+      %sum = arith.addf %xy, %z : f32
+      tile.return
+    }
+    ```
+  }];
   let arguments = (ins AnyTypeOf<[I32, F32]>:$value, I64Attr:$mask);
   let results = (outs AnyTypeOf<[I32, F32]>:$result);
   let assemblyFormat = "$value `,` $mask attr-dict `:` type($value)";
@@ -613,7 +1142,12 @@ def Tile_ShuffleIdxOp : Tile_Op<"shuffle_idx", [Pure, Tile_InKernel,
     Every lane of the warp takes part; `lane` may differ from lane to lane.
 
     ```mlir
-    %v = tile.shuffle_idx %x, %src : f32
+    tile.kernel @shuffle() attributes {block = array<i32: 32, 1, 1>} {
+      %x = arith.constant 1.0 : f32
+      %src = arith.constant 0 : i32
+      %v = tile.shuffle_idx %x, %src : f32
+      tile.return
+    }
     ```
   }];
   let arguments = (ins AnyTypeOf<[I32, F32]>:$value, I32:$lane);
@@ -624,10 +1158,16 @@ def Tile_ShuffleIdxOp : Tile_Op<"shuffle_idx", [Pure, Tile_InKernel,
 def Tile_BarrierOp : Tile_Op<"barrier", [Tile_InKernel]> {
   let summary = "waits for every thread of the block (__syncthreads)";
   let description = [{
+    Also orders the block's shared-memory accesses before and after it. Every
+    thread of the block must reach it (the compute threads of a
+    warp-specialised kernel meet at `hopper.named_barrier` instead).
+
     ```mlir
-    tile.barrier
+    tile.kernel @barrier() attributes {block = array<i32: 128, 1, 1>} {
+      tile.barrier
+      tile.return
+    }
     ```
-    Also orders the block's shared-memory accesses before and after it.
   }];
   let assemblyFormat = "attr-dict";
 }

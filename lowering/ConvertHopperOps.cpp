@@ -190,17 +190,6 @@ struct FenceProxyAsyncLowering : ConvertOpToLLVMPattern<hopper::FenceProxyAsyncO
   }
 };
 
-struct BarrierLowering : ConvertOpToLLVMPattern<tile::BarrierOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(tile::BarrierOp op, OpAdaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    NVVM::BarrierOp::create(rewriter, op.getLoc());
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 struct NamedBarrierLowering : ConvertOpToLLVMPattern<hopper::NamedBarrierOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -361,7 +350,8 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
   patterns.add<SharedViewLowering, MBarrierOfLowering, SharedLoadLowering, SharedStoreLowering,
                MBarrierInitLowering, MBarrierArriveLowering, MBarrierExpectTxLowering,
                MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
-               FenceProxyAsyncLowering, BarrierLowering, NamedBarrierLowering, ElectOneLowering, SetMaxNRegLowering,
+               FenceProxyAsyncLowering, ReplaceWith<tile::BarrierOp, NVVM::BarrierOp>,
+               NamedBarrierLowering, ElectOneLowering, SetMaxNRegLowering,
                ShuffleXorLowering, ShuffleIdxLowering, TmaLoadLowering, WgmmaDescLowering,
                ReplaceWith<hopper::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
                ReplaceWith<hopper::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,

@@ -1,8 +1,9 @@
 //===- ConvertTileToLLVM.cpp - tile kernels to the LLVM + NVVM dialects ---===//
 //
 // Expects: tile.kernel bodies with tile memory/geometry/loop ops and arith,
-//          no tile.parallel (run tile-distribute-parallel first). Arith ops
-//          of any kind: ceil/floor divisions are expanded here.
+//          and no op that an earlier pass lowers (tile-distribute-parallel
+//          ... tile-plan-shared): each is reported at the op, naming that
+//          pass. Arith ops of any kind: ceil/floor divisions are expanded here.
 // Leaves:  llvm.func kernels marked nvvm.kernel with nvvm.maxntid, using only
 //          the LLVM and NVVM dialects (plus unrealized casts that
 //          reconcile-unrealized-casts removes). tile.host launchers are erased.
@@ -24,6 +25,7 @@
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace minitile {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
@@ -52,8 +54,7 @@ struct KernelOpLowering : ConvertOpToLLVMPattern<tile::KernelOp> {
     SmallVector<Type> params;
     for (auto [i, type] : llvm::enumerate(op.getArgumentTypes())) {
       Type converted = converter.convertType(type);
-      if (!converted)
-        return rewriter.notifyMatchFailure(op, "argument type does not lower");
+      assert(converted && "checkLowerable refuses kernels with such arguments");
       signature.addInputs(i, converted);
       params.push_back(converted);
     }
@@ -381,6 +382,41 @@ struct YieldOpLowering : ConvertOpToLLVMPattern<tile::YieldOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// The earlier pass that lowers `op`, a tile op this pass has no pattern
+/// for; "" for others.
+StringRef earlierPass(Operation *op) {
+  return llvm::TypeSwitch<Operation *, StringRef>(op)
+      .Case([](tile::ParallelOp) { return "tile-distribute-parallel"; })
+      .Case([](tile::PipelinedOp) { return "tile-warp-specialize"; })
+      .Case([](tile::CopyOp) { return "tile-lower-copies"; })
+      .Case<tile::AllocSharedOp, tile::StageOp>([](Operation *) { return "tile-plan-shared"; })
+      .Default([](Operation *) { return ""; });
+}
+
+/// Reports, at each, the ops an earlier pass should have lowered and the
+/// kernel arguments no LLVM type holds.
+LogicalResult checkLowerable(ModuleOp module, const TypeConverter &converter) {
+  bool ok = true;
+  auto fragment = [](Type t) { return llvm::isa<RankedTensorType>(t); };
+  module.walk([&](Operation *op) {
+    auto fail = [&] {
+      ok = false;
+      return op->emitOpError();
+    };
+    if (auto kernel = llvm::dyn_cast<tile::KernelOp>(op))
+      for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes()))
+        if (!converter.convertType(type))
+          fail() << "argument " << i << " is " << type << ", which no LLVM type holds";
+    if (StringRef pass = earlierPass(op); !pass.empty())
+      fail() << "must be lowered by " << pass << " before convert-tile-to-llvm";
+    else if (llvm::any_of(op->getOperandTypes(), fragment) ||
+             llvm::any_of(op->getResultTypes(), fragment))
+      fail() << "holds fragments, which tile-distribute-fragments must lower before "
+                "convert-tile-to-llvm";
+  });
+  return success(ok);
+}
+
 struct ConvertTileToLLVM
     : minitile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
   void runOnOperation() override {
@@ -409,6 +445,8 @@ struct ConvertTileToLLVM
             .wasInterrupted())
       minitile::declareDynamicShared(module);
     minitile::populateHopperConversions(converter, patterns);
+    if (failed(checkLowerable(module, converter)))
+      return signalPassFailure();
     patterns.add<KernelOpLowering, ReturnOpLowering,
                  GeometryOpLowering<tile::ThreadIdOp, NVVM::ThreadIdXOp,
                                     NVVM::ThreadIdYOp, NVVM::ThreadIdZOp>,
@@ -442,8 +480,11 @@ struct ConvertTileToLLVM
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
         GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(module, std::move(ptx), config)))
-      signalPassFailure();
+    // Each pattern turns one NVVM op into inline PTX, which no pattern
+    // matches: the rewrite converges in one sweep.
+    LogicalResult converged = applyPatternsGreedily(module, std::move(ptx), config);
+    assert(succeeded(converged) && "NVVM to inline PTX did not converge");
+    (void)converged;
   }
 };
 

@@ -38,6 +38,22 @@ std::string cppType(Type t, bool writable = true) {
   return "";
 }
 
+/// The CUtensorMapDataType of `element`: every element type of the DSL has
+/// one.
+const char *tensorMapType(Type element) {
+  const char *type = element.isBF16()                              ? "BFLOAT16"
+                     : element.isF16()                             ? "FLOAT16"
+                     : element.isF32()                             ? "FLOAT32"
+                     : element.isF64()                             ? "FLOAT64"
+                     : element.isInteger(1) || element.isInteger(8) ? "UINT8"
+                     : element.isInteger(16)                       ? "UINT16"
+                     : element.isInteger(32)                       ? "INT32"
+                     : element.isInteger(64)                       ? "INT64"
+                                                                   : nullptr;
+  assert(type && "a tensor map of an element type the DSL does not have");
+  return type;
+}
+
 /// Launcher parameters: the tensors, then the sizes and scalars, each in the
 /// order the kernel declares them.
 std::vector<unsigned> parameterOrder(tile::HostOp host) {
@@ -83,6 +99,17 @@ private:
     return r + "\"";
   }
   bool writeOp(Operation &op, tile::KernelOp kernel, std::string &error);
+  /// Reports `op`, which C++ on int64_t cannot compute, at its DSL line.
+  bool cannotCompute(Operation &op, std::string &error) {
+    llvm::raw_string_ostream os(error);
+    os << "the launcher computes only integer arithmetic, not '" << op.getName() << "'";
+    auto types = llvm::concat<Type>(op.getOperandTypes(), op.getResultTypes());
+    auto other = llvm::find_if(types, [](Type t) { return !t.isIntOrIndex(); });
+    if (other != types.end())
+      os << " on " << *other;
+    op.emitError(error);
+    return false;
+  }
 
   tile::HostOp host_;
   llvm::raw_ostream &os_;
@@ -133,9 +160,7 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
             define(c, std::to_string(i.getValue().getSExtValue()) + "LL");
           return true;
         }
-        error = "the launcher cannot hold the constant of type " +
-                std::string(cppType(c.getType()));
-        return false;
+        return cannotCompute(op, error);
       })
       .Case([&](arith::AddIOp) { return !bin("+").empty(); })
       .Case([&](arith::SubIOp) { return !bin("-").empty(); })
@@ -166,9 +191,8 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         case P::sle: sym = "<="; break;
         case P::sgt: sym = ">"; break;
         case P::sge: sym = ">="; break;
-        default:
-          error = "the launcher cannot compute an unsigned comparison";
-          return false;
+        default: // unsigned: the DSL compares signed
+          return cannotCompute(op, error);
         }
         return !bin(sym).empty();
       })
@@ -208,18 +232,10 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         list("strides", strides);
         list("box", m.getBox());
         Type element = llvm::cast<tile::PtrType>(m.getBase().getType()).getElementType();
-        const char *type = element.isBF16()      ? "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16"
-                           : element.isF16()     ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT16"
-                           : element.isF32()     ? "CU_TENSOR_MAP_DATA_TYPE_FLOAT32"
-                           : element.isInteger(32) ? "CU_TENSOR_MAP_DATA_TYPE_INT32"
-                           : element.isInteger(8)  ? "CU_TENSOR_MAP_DATA_TYPE_UINT8"
-                                                   : nullptr;
-        if (!type) {
-          error = "the launcher cannot make a tensor map of " + std::string(cppType(element));
-          return false;
-        }
+        const char *type = tensorMapType(element);
         define(m, "minitile::rt::tensorMap(kKernel, " + quoted(m.getTensor()) + ", " +
-                      name(m.getBase()) + ", " + name(m.getOffset()) + ", " + type + ", " +
+                      name(m.getBase()) + ", " + name(m.getOffset()) +
+                      ", CU_TENSOR_MAP_DATA_TYPE_" + type + ", " +
                       std::to_string(tile::elementBytes(element)) + ", " +
                       std::to_string(m.getDims().size()) + ", dims" + id + ", strides" + id +
                       ", box" + id + ", " + std::to_string(m.getSwizzle()) + ")");
@@ -241,11 +257,7 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         return true;
       })
       .Case([&](tile::ReturnOp) { return true; })
-      .Default([&](Operation *o) {
-        error = "the launcher cannot compute '" +
-                o->getName().getStringRef().str() + "'";
-        return false;
-      });
+      .Default([&](Operation *) { return cannotCompute(op, error); });
 }
 
 /// Pointer arguments the kernel stores through: their launcher parameters
@@ -291,11 +303,8 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
 
   for (auto host : module.getOps<tile::HostOp>()) {
     auto launch = *host.getBody().getOps<tile::LaunchOp>().begin();
+    // tile.launch's verifier has checked that it names a tile.kernel.
     auto kernel = module.lookupSymbol<tile::KernelOp>(launch.getKernel());
-    if (!kernel) {
-      error = "launcher '" + host.getSymName().str() + "' launches a missing kernel";
-      return false;
-    }
     llvm::DenseSet<unsigned> written = writtenArguments(kernel);
 
     // Declaration, with the kernel's documentation and its arguments.
@@ -317,11 +326,7 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
     h << "void " << host.getSymName() << "(";
     for (unsigned i : order) {
       std::string type = cppType(host.getArgument(i).getType(), written.contains(i));
-      if (type.empty()) {
-        error = "argument '" + host.getArgName(i).str() +
-                "' has a type the launcher cannot pass";
-        return false;
-      }
+      assert(!type.empty() && "a launcher argument of a type the DSL does not make");
       h << declare(type, host.getArgName(i)) << ", ";
     }
     h << "CUstream stream = nullptr);\n\n";

@@ -21,7 +21,8 @@ struct LauncherSource {
 /// Writes a header declaring one typed function per tile.host in `module`,
 /// and a source defining it: argument checks, grid computation and a launch
 /// of the kernel in `image` (cubin when `isCubin`, else PTX text). Returns
-/// false with `error` set if the launcher computes something C++ cannot.
+/// false with `error` set, and an MLIR error at the op (its DSL line), if
+/// the launcher computes something other than integer arithmetic.
 bool emitLauncher(mlir::ModuleOp module, const std::vector<char> &image,
                   bool isCubin, const LauncherOptions &options,
                   LauncherSource &out, std::string &error);

@@ -3,6 +3,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -21,15 +22,16 @@ std::string ptxasPath() {
 }
 
 namespace {
-/// A temporary file removed when it goes out of scope.
+/// A temporary file, removed when it goes out of scope.
 struct TempFile {
   llvm::SmallString<128> path;
+  int fd = -1;
+  std::error_code ec;
   explicit TempFile(const char *suffix) {
-    if (llvm::sys::fs::createTemporaryFile("minitile", suffix, path))
-      path.clear();
+    ec = llvm::sys::fs::createTemporaryFile("minitile", suffix, fd, path);
   }
   ~TempFile() {
-    if (!path.empty())
+    if (!ec)
       llvm::sys::fs::remove(path);
   }
 };
@@ -44,22 +46,27 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
   PtxasResult result;
   std::string ptxas = ptxasPath();
   if (ptxas.empty()) {
-    result.log = "no ptxas: cubin output needs the CUDA toolkit (or MINITILE_PTXAS)";
+    result.log = "not found; cubin output needs the CUDA toolkit (or MINITILE_PTXAS)";
     return result;
   }
   TempFile in(".ptx"), out(".cubin"), log(".log");
-  if (in.path.empty() || out.path.empty() || log.path.empty()) {
-    result.log = "cannot create temporary files for ptxas";
-    return result;
-  }
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(in.path, ec);
-    if (ec) {
-      result.log = "cannot write " + in.path.str().str() + ": " + ec.message();
+  for (TempFile *file : {&in, &out, &log})
+    if (file->ec) {
+      result.log = "cannot create a temporary file for ptxas: " + file->ec.message();
       return result;
     }
+  llvm::sys::Process::SafelyCloseFileDescriptor(out.fd);
+  llvm::sys::Process::SafelyCloseFileDescriptor(log.fd);
+  {
+    llvm::raw_fd_ostream os(in.fd, /*shouldClose=*/true);
     os << ptx;
+    os.close();
+    if (os.has_error()) {
+      result.log = "cannot write the PTX for ptxas to " + in.path.str().str() + ": " +
+                   os.error().message();
+      os.clear_error();
+      return result;
+    }
   }
   std::string arch = "-arch=" + target.arch;
   llvm::SmallVector<llvm::StringRef> args{ptxas, arch, "-O3"};
@@ -69,19 +76,23 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
   std::string launchError;
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
                                      &launchError);
+  if (rc == -1) { // never started
+    result.log = "cannot run '" + ptxas + "': " + launchError;
+    return result;
+  }
   result.log = slurp(log.path);
   if (rc != 0) {
-    if (!launchError.empty())
-      result.log += launchError;
     if (result.log.empty())
-      result.log = "ptxas exited with status " + std::to_string(rc);
+      result.log = "'" + ptxas + "' " +
+                   (rc > 0 ? "exited with status " + std::to_string(rc)
+                           : "died: " + launchError);
     return result;
   }
   std::string cubin = slurp(out.path);
   result.cubin.assign(cubin.begin(), cubin.end());
   result.ok = !result.cubin.empty();
   if (!result.ok)
-    result.log += "ptxas wrote no cubin";
+    result.log = "'" + ptxas + "' succeeded but wrote no cubin";
   return result;
 }
 

@@ -9,7 +9,8 @@
 //   translateToLLVMIR   MLIR -> llvm::Module for nvptx64-nvidia-cuda
 //   emitPTX             LLVM O3 and the NVPTX backend -> PTX text
 //   assembleCubin       ptxas -> cubin (needs the CUDA toolkit)
-// Each reports failure with a message; none aborts the process.
+// The tile stages report failure as MLIR diagnostics, assembleCubin with
+// ptxas's messages; none aborts the process.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -45,19 +46,18 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opt
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        const StageOptions &opts);
 
-/// MLIR (LLVM + NVVM dialects) to LLVM IR; null and `error` set on failure.
+/// MLIR (LLVM + NVVM dialects) to LLVM IR; null on failure, which is
+/// reported as an MLIR diagnostic at the op that does not translate.
 std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
                                                 llvm::LLVMContext &llvmContext,
-                                                const Target &target,
-                                                std::string &error);
+                                                const Target &target);
 
-/// Links libdevice when the module calls it and optimises at O3. Returns
-/// false and sets `error` on failure.
-bool optimizeLLVMIR(llvm::Module &module, const Target &target, std::string &error);
+/// Optimises at O3 for `target`.
+void optimizeLLVMIR(llvm::Module &module, const Target &target);
 
-/// Runs the NVPTX backend. Returns false and sets `error` on failure.
-bool emitPTX(llvm::Module &module, const Target &target, std::string &ptx,
-             std::string &error);
+/// Runs the NVPTX backend: the PTX text. Ops `target` lacks must not reach
+/// it (tile-verify-target refuses them): LLVM aborts on them.
+std::string emitPTX(llvm::Module &module, const Target &target);
 
 /// The LLVM IR text of `module`.
 std::string printLLVMIR(const llvm::Module &module);

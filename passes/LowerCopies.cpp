@@ -1,7 +1,7 @@
 //===- LowerCopies.cpp - tile.copy to TMA box copies, or a plain copy -----===//
 //
-// Expects: tile.copy ops reached by all compute threads (tile-pipeline has
-//          taken those of pipelined loops).
+// Expects: tile.copy ops reached by all compute threads (tile-warp-specialize
+//          has taken those of pipelined loops).
 // Leaves:  no tile.copy. Where the TMA can serve it (see TmaCopies.h), one
 //          compute thread starts the box copies on an mbarrier and every
 //          compute thread waits for it (a copy in a loop first waits for the
@@ -132,11 +132,8 @@ struct LowerCopies : minitile::tile::impl::TileLowerCopiesBase<LowerCopies> {
       kernel.walk([&](CopyOp copy) { copies.push_back(copy); });
       for (CopyOp copy : copies) {
         std::string why;
-        FailureOr<TmaCopy> plan = failure();
-        if (!forceFallback)
-          plan = planTmaCopy(copy, why);
-        if (succeeded(plan))
-          lowerToTma(copy, *plan, kernel);
+        if (!forceFallback && tmaEligible(copy, why))
+          lowerToTma(copy, planTmaCopy(copy), kernel);
         else
           lowerToPlainCopy(copy, kernel);
       }

@@ -54,15 +54,16 @@ struct PlanShared : minitile::tile::impl::TilePlanSharedBase<PlanShared> {
           stage.replaceAllUsesWith(SharedViewOp::create(sb, loc, type, at).getResult());
           stage.erase();
         }
-        offset += stride * alloc.getStages();
+        int64_t stages = alloc.getStages();
+        offset += stride * stages;
         if (offset + 1024 > limit) {
           // Named at the tile that does not fit: its line in the kernel.
-          alloc.emitError("this shared tile (")
-              << type.getBytes() * alloc.getStages() << " bytes"
-              << (alloc.getStages() > 1 ? ", all stages" : "")
-              << ") does not fit: the kernel's shared tiles need " << offset + 1024
-              << " bytes so far, and a block on " << targetOf(kernel).arch << " has "
-              << limit;
+          InFlightDiagnostic diag = alloc.emitError("this shared tile (");
+          if (stages > 1)
+            diag << stages << " stages of ";
+          diag << type.getBytes() << " bytes) does not fit: with it the kernel needs "
+               << offset + 1024 << " bytes of shared memory, and a block on "
+               << targetOf(kernel).arch << " has " << limit;
           return signalPassFailure();
         }
         alloc.replaceAllUsesWith(view.getResult());

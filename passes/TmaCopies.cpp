@@ -11,39 +11,38 @@ namespace minitile::tile {
 
 namespace {
 
+/// Whether the launcher can run `op`: pure arithmetic without regions.
+bool isHostArithmetic(Operation *op) {
+  return op->getDialect() && op->getDialect()->getNamespace() == "arith" && isPure(op) &&
+         !op->getNumRegions();
+}
+
 /// Whether the launcher can compute kernel value `v`: from arguments and
 /// arithmetic alone.
 bool hostComputable(Value v, KernelOp kernel) {
   if (auto arg = llvm::dyn_cast<BlockArgument>(v))
     return arg.getOwner() == &kernel.getBody().front();
   Operation *op = v.getDefiningOp();
-  if (!op->getDialect() || op->getDialect()->getNamespace() != "arith" || !isPure(op) ||
-      op->getNumRegions())
-    return false;
-  return llvm::all_of(op->getOperands(),
+  return isHostArithmetic(op) &&
+         llvm::all_of(op->getOperands(),
                       [&](Value operand) { return hostComputable(operand, kernel); });
 }
 
-/// Clones the computation of kernel value `v` into the launcher, before its
-/// launch; fails when `v` depends on anything but arguments and arithmetic.
-FailureOr<Value> cloneToHost(Value v, KernelOp kernel, LaunchOp launch,
-                             IRMapping &map) {
+/// Clones the computation of kernel value `v`, which must be
+/// hostComputable, into the launcher before its launch.
+Value cloneToHost(Value v, KernelOp kernel, LaunchOp launch, IRMapping &map) {
   if (Value known = map.lookupOrNull(v))
     return known;
   if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
-    if (arg.getOwner() != &kernel.getBody().front())
-      return failure();
+    assert(arg.getOwner() == &kernel.getBody().front() && "not hostComputable");
     Value host = launch.getArgs()[arg.getArgNumber()];
     map.map(v, host);
     return host;
   }
   Operation *op = v.getDefiningOp();
-  if (!op->getDialect() || op->getDialect()->getNamespace() != "arith" || !isPure(op) ||
-      op->getNumRegions())
-    return failure();
+  assert(isHostArithmetic(op) && "not hostComputable");
   for (Value operand : op->getOperands())
-    if (failed(cloneToHost(operand, kernel, launch, map)))
-      return failure();
+    cloneToHost(operand, kernel, launch, map);
   OpBuilder b(launch);
   Operation *copy = b.clone(*op, map);
   return copy->getResult(llvm::cast<OpResult>(v).getResultNumber());
@@ -86,16 +85,20 @@ bool tmaEligible(CopyOp copy, std::string &why) {
     why = target.arch + " has no tensor-memory accelerator";
     return false;
   }
+  if (!launchOf(kernel)) {
+    why = "no tile.host launches '" + kernel.getSymName().str() + "' to make its tensor map";
+    return false;
+  }
   SharedType dest = copy.getDest().getType();
   int64_t e = elementBytes(dest.getElementType());
   ViewOp root = rootView(copy.getSource());
-  if (!root || !launchOf(kernel)) {
-    why = "its source is not a view of a kernel argument";
+  if (!root) {
+    why = "its source is not a tile.view (or a slice of one)";
     return false;
   }
   unsigned rank = root.getResult().getType().getRank();
   if (rank > 5) {
-    why = "the tensor has more than 5 dimensions";
+    why = "its tensor has " + std::to_string(rank) + " dimensions; a tensor map has at most 5";
     return false;
   }
   SmallVector<Value> values{root.getBase()};
@@ -105,30 +108,32 @@ bool tmaEligible(CopyOp copy, std::string &why) {
   values.append(root.getStrides().begin(), root.getStrides().end());
   for (Value v : values)
     if (!hostComputable(v, kernel)) {
-      why = "the launcher cannot compute the view's origin, sizes or strides";
+      why = "the launcher cannot compute its view's origin, sizes or strides "
+            "(they depend on more than the kernel's arguments)";
       return false;
     }
-  int64_t inner = copy.getBox().back();
-  int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : inner;
-  if (inner % panel || panel * e % 16) {
-    why = "the tile's rows do not split into 16-byte multiples";
-    return false;
-  }
   for (int64_t x : copy.getBox())
     if (x > 256) {
-      why = "a box extent exceeds 256";
+      why = "its box extent " + std::to_string(x) + " exceeds the TMA's 256";
       return false;
     }
-  if (!dest.getSwizzle() && inner * e > 256) {
-    why = "an unswizzled row of the box exceeds the TMA's inner box";
+  // Swizzled rows are whole panels of 32 bytes or more (SharedType's
+  // verifier sees to it); unswizzled ones are one panel.
+  int64_t rowBytes = copy.getBox().back() * e;
+  if (!dest.getSwizzle() && rowBytes % 16) {
+    why = "a row of its box is " + std::to_string(rowBytes) +
+          " bytes, not a multiple of 16";
+    return false;
+  }
+  if (!dest.getSwizzle() && rowBytes > 256) {
+    why = "an unswizzled row of its box is " + std::to_string(rowBytes) +
+          " bytes, more than 256";
     return false;
   }
   return true;
 }
 
-FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
-  if (!tmaEligible(copy, why))
-    return failure();
+TmaCopy planTmaCopy(CopyOp copy) {
   auto kernel = copy->getParentOfType<KernelOp>();
   LaunchOp launch = launchOf(kernel);
   SharedType dest = copy.getDest().getType();
@@ -162,48 +167,35 @@ FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why) {
     box[d] = copy.getBox()[i];
   int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : box.back();
 
-  // The launcher: the tensor map of the root view.
+  // The launcher: the tensor map of the root view (tmaEligible has checked
+  // that it can compute every value cloned here).
   IRMapping map;
   SmallVector<Value> hostSizes, hostStrides;
-  FailureOr<Value> base = cloneToHost(root.getBase(), kernel, launch, map);
+  Value base = cloneToHost(root.getBase(), kernel, launch, map);
   Value offset = root.getOffset();
-  FailureOr<Value> hostOffset =
-      offset ? cloneToHost(offset, kernel, launch, map) : FailureOr<Value>(Value());
-  if (failed(base) || failed(hostOffset)) {
-    why = "the launcher cannot compute the view's origin";
-    return failure();
-  }
   OpBuilder hb(launch);
+  Value hostOffset = offset ? cloneToHost(offset, kernel, launch, map) : Value();
   for (unsigned d = 0; d < rank; ++d) {
     OpBuilder eb(root);
-    FailureOr<Value> size = cloneToHost(root.getSize(eb, d), kernel, launch, map);
-    if (failed(size)) {
-      why = "the launcher cannot compute the view's sizes";
-      return failure();
-    }
-    hostSizes.push_back(*size);
+    hostSizes.push_back(cloneToHost(root.getSize(eb, d), kernel, launch, map));
     if (d + 1 < rank) {
-      FailureOr<Value> stride = cloneToHost(root.getStrides()[d], kernel, launch, map);
-      if (failed(stride)) {
-        why = "the launcher cannot compute the view's strides";
-        return failure();
-      }
+      Value stride = cloneToHost(root.getStrides()[d], kernel, launch, map);
       Value bytes = arith::ConstantIndexOp::create(hb, copy.getLoc(), e);
-      hostStrides.push_back(arith::MulIOp::create(hb, copy.getLoc(), *stride, bytes));
+      hostStrides.push_back(arith::MulIOp::create(hb, copy.getLoc(), stride, bytes));
     }
   }
   std::reverse(hostSizes.begin(), hostSizes.end());
   std::reverse(hostStrides.begin(), hostStrides.end());
   SmallVector<int64_t> boxInnerFirst(box.rbegin(), box.rend());
   boxInnerFirst[0] = panel;
-  if (!*hostOffset)
-    *hostOffset = arith::ConstantIndexOp::create(hb, copy.getLoc(), 0);
+  if (!hostOffset)
+    hostOffset = arith::ConstantIndexOp::create(hb, copy.getLoc(), 0);
   auto host = launch->getParentOfType<HostOp>();
   StringRef tensorName;
-  if (auto arg = llvm::dyn_cast<BlockArgument>(*base))
+  if (auto arg = llvm::dyn_cast<BlockArgument>(base))
     tensorName = host.getArgName(arg.getArgNumber());
   auto desc = MakeTmaDescOp::create(hb, copy.getLoc(), TmaDescType::get(copy.getContext()),
-                                    *base, *hostOffset, hostSizes, hostStrides,
+                                    base, hostOffset, hostSizes, hostStrides,
                                     hb.getDenseI64ArrayAttr(boxInnerFirst),
                                     dest.getSwizzle(), tensorName);
 

@@ -27,10 +27,10 @@ struct TmaCopy {
 /// Whether `copy` can run on the TMA; if not, why not.
 bool tmaEligible(CopyOp copy, std::string &why);
 
-/// Plans `copy` for the TMA; the coordinates are built before `copy`. Fails,
-/// with a reason in `why`, when it cannot run there (check tmaEligible
-/// first: a failure may leave unused ops in the launcher).
-mlir::FailureOr<TmaCopy> planTmaCopy(CopyOp copy, std::string &why);
+/// Plans `copy`, which must be tmaEligible, for the TMA: adds its tensor map
+/// to the launcher and the kernel's arguments, and builds the coordinates
+/// before `copy`.
+TmaCopy planTmaCopy(CopyOp copy);
 
 /// Starts the box copies of `plan` into `dest`, completing on `barrier`.
 void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, const TmaCopy &plan,

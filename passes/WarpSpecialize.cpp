@@ -84,11 +84,15 @@ FailureOr<Body> analyse(PipelinedOp loop) {
       }
     auto alloc = copy.getDest().getDefiningOp<AllocSharedOp>();
     if (!alloc || alloc->getParentOp() != loop) {
-      copy.emitOpError("in a pipelined loop copies into a tile the loop allocates");
+      copy.emitOpError("in a pipelined loop copies into a shared tile the loop body "
+                       "does not allocate; allocate it in the body, which gets one "
+                       "per stage");
       return WalkResult::interrupt();
     }
     if (copy->getParentOp() != loop) {
-      copy.emitOpError("in a pipelined loop is at the top level of its body");
+      copy.emitOpError("in a pipelined loop is inside '")
+          << copy->getParentOp()->getName()
+          << "'; the copies of a pipelined loop are at the top level of its body";
       return WalkResult::interrupt();
     }
     body.copies.push_back(copy);
@@ -283,7 +287,7 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
 
 /// The producer side, in the producer's copy of the program: one elected
 /// thread of warp 0 issues every iteration's copies.
-LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring) {
+void buildProducer(PipelinedOp loop, const Body &body, const Ring &ring) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Value tid = ThreadIdOp::create(b, loc, Dim::x);
@@ -329,14 +333,14 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   for (CopyOp copy : body.copies)
     bytes += copy.getDest().getType().getBytes();
   MBarrierExpectTxOp::create(head, loc, full, bytes);
+  // The copies are tmaEligible: runOnOperation checked the originals, and
+  // their twins read the same kernel arguments through clones of the same
+  // arithmetic.
   for (CopyOp copy : body.copies) {
-    std::string why;
-    FailureOr<TmaCopy> plan = planTmaCopy(copy, why);
-    if (failed(plan))
-      return copy.emitOpError("cannot use the tensor-memory accelerator: ") << why;
+    TmaCopy plan = planTmaCopy(copy);
     OpBuilder at(copy);
     Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
-    emitTmaLoads(at, loc, *plan, stage, full);
+    emitTmaLoads(at, loc, plan, stage, full);
     copy.erase();
   }
   OpBuilder end = OpBuilder::atBlockEnd(&to);
@@ -344,7 +348,6 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   b.setInsertionPointAfter(inWarp0);
   ring.advance(b, loc, loop);
   loop.erase();
-  return success();
 }
 
 /// Keeps in `region` only what the TMA copies and barrier waits need.
@@ -383,8 +386,7 @@ void sliceProducer(Region &region) {
     op->erase();
 }
 
-LogicalResult specialise(KernelOp kernel,
-                         MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
+void specialise(KernelOp kernel, MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
   Location loc = kernel.getLoc();
   int64_t threads = kernel.getNumThreads();
   Block &entry = kernel.getBody().front();
@@ -461,8 +463,7 @@ LogicalResult specialise(KernelOp kernel,
       twinBody.copies.push_back(llvm::cast<CopyOp>(map.lookup(copy.getOperation())));
     Ring producerRing = ring;
     producerRing.runs = newCounter(kernel, loc);
-    if (failed(buildProducer(twin, twinBody, producerRing)))
-      return failure();
+    buildProducer(twin, twinBody, producerRing);
     ring.runs = newCounter(kernel, loc);
     buildConsumer(loop, body, ring, computeTid, perIteration);
   }
@@ -470,7 +471,6 @@ LogicalResult specialise(KernelOp kernel,
 
   kernel.setBlock({int32_t(threads + kProducerThreads), 1, 1});
   kernel.setProducerThreads(kProducerThreads);
-  return success();
 }
 
 /// Why `kernel`'s block cannot take a producer warpgroup, or "".
@@ -485,8 +485,8 @@ std::string blockRefusal(KernelOp kernel, const minitile::Target &target) {
            std::to_string(target.maxThreadsPerBlock) + " threads";
   if (!target.has(minitile::Feature::tma))
     return target.arch + " has no tensor-memory accelerator";
-  if (!target.has(minitile::Feature::elect))
-    return target.arch + " has no elect.sync";
+  assert(target.has(minitile::Feature::elect) &&
+         "every target with the TMA (sm_90 on) has elect.sync, which the producer uses");
   return "";
 }
 
@@ -497,28 +497,36 @@ struct WarpSpecialize : minitile::tile::impl::TileWarpSpecializeBase<WarpSpecial
       kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
       if (loops.empty())
         continue;
-      std::string why = blockRefusal(kernel, targetOf(kernel));
+      // Why each loop cannot be fed by a producer warpgroup: the kernel's
+      // reason, or one of its own copies'. One refusal makes them all serial.
+      std::string kernelWhy = blockRefusal(kernel, targetOf(kernel));
+      bool refused = !kernelWhy.empty();
+      SmallVector<std::string> whys(loops.size(), kernelWhy);
       SmallVector<std::pair<PipelinedOp, Body>> bodies;
-      for (PipelinedOp loop : loops) {
+      for (auto [loop, why] : llvm::zip(loops, whys)) {
         FailureOr<Body> body = analyse(loop);
         if (failed(body))
           return signalPassFailure();
         for (CopyOp copy : body->copies) {
           std::string copyWhy;
-          if (why.empty() && !tmaEligible(copy, copyWhy))
+          if (why.empty() && !tmaEligible(copy, copyWhy)) {
             why = "a copy cannot use the tensor-memory accelerator: " + copyWhy;
+            refused = true;
+          }
         }
         bodies.emplace_back(loop, *body);
       }
-      if (!why.empty()) {
-        for (PipelinedOp loop : loops) {
-          loop.emitRemark("runs as a serial loop without a producer warpgroup: ") << why;
+      if (refused) {
+        for (auto [loop, why] : llvm::zip(loops, whys)) {
+          loop.emitRemark("runs as a serial loop without a producer warpgroup: ")
+              << (why.empty() ? "another pipelined loop of the kernel has a copy the "
+                                "tensor-memory accelerator cannot serve"
+                              : why);
           makeSerial(loop);
         }
         continue;
       }
-      if (failed(specialise(kernel, bodies)))
-        return signalPassFailure();
+      specialise(kernel, bodies);
     }
   }
 };

@@ -34,7 +34,7 @@ else
   fi
 fi
 
-# Optional: the CUDA toolkit (cuda.h, ptxas, libdevice). Without it minitile
+# Optional: the CUDA toolkit (cuda.h, ptxas). Without it minitile
 # still emits PTX; the runtime, GPU tests, examples and cubin output are off.
 if [ -x /usr/local/cuda/bin/ptxas ] || command -v ptxas >/dev/null; then
   echo "install-deps: CUDA toolkit found"

@@ -1,5 +1,6 @@
 # lit configuration for minitile's IR, CLI and kernel tests.
 import os
+import sys
 import lit.formats
 
 config.name = "minitile"
@@ -12,6 +13,10 @@ config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in"]
 config.environment["PATH"] = os.pathsep.join(
     [config.minitile_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%minitile-src", config.minitile_src_root))
+config.substitutions.append(("%minitile-build", config.minitile_build_root))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%minitile-launcher-errors",
+                             os.path.join(config.minitile_build_root, "tests", "minitile-launcher-errors")))
 if config.ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))

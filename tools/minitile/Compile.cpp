@@ -146,18 +146,15 @@ CompileResult compile(const CompileRequest &request) {
   std::unique_ptr<llvm::Module> llvmModule;
   {
     mlir::TimingScope t = timing.nest("translate to LLVM IR");
-    llvmModule = translateToLLVMIR(*module, llvmContext, *target, result.error);
+    llvmModule = translateToLLVMIR(*module, llvmContext, *target);
   }
   if (!llvmModule) {
-    result.error = diagnostics.take("error: " + result.error);
+    result.error = diagnostics.take("error: translation to LLVM IR failed");
     return result;
   }
   {
     mlir::TimingScope t = timing.nest("LLVM O3");
-    if (!optimizeLLVMIR(*llvmModule, *target, result.error)) {
-      result.error = "error: " + result.error;
-      return result;
-    }
+    optimizeLLVMIR(*llvmModule, *target);
   }
   if (request.printIRAfterAll)
     llvm::errs() << "// -----// LLVM IR after O3 //----- //\n"
@@ -170,10 +167,7 @@ CompileResult compile(const CompileRequest &request) {
   std::string ptx;
   {
     mlir::TimingScope t = timing.nest("NVPTX backend");
-    if (!emitPTX(*llvmModule, *target, ptx, result.error)) {
-      result.error = "error: " + result.error;
-      return result;
-    }
+    ptx = emitPTX(*llvmModule, *target);
   }
   if (request.emit == Emit::ptx) {
     result.text = std::move(ptx);
@@ -215,7 +209,7 @@ CompileResult compile(const CompileRequest &request) {
                         ", for " + target->arch;
   if (!emitLauncher(*hostSide, image, isCubin, launcher, result.launcher,
                     result.error)) {
-    result.error = "error: " + result.error;
+    result.error = diagnostics.take("error: " + result.error);
     return result;
   }
   result.ok = true;

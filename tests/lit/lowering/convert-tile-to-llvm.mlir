@@ -1,4 +1,4 @@
-// RUN: minitile-opt %s --arith-expand --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
+// RUN: minitile-opt %s --convert-tile-to-llvm --reconcile-unrealized-casts | FileCheck %s
 // Kernels become nvvm.kernel llvm.funcs; tensors become {ptr, strides}
 // structs; launchers are dropped.
 

@@ -1,0 +1,201 @@
+// RUN: minitile-opt %s -split-input-file --tile-warp-specialize -verify-diagnostics
+// Pipelined loops tile-warp-specialize cannot take are errors; those it can
+// take but cannot feed from a producer warpgroup run serially, with a remark
+// saying why.
+
+tile.kernel @k(%kv: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    // expected-error@+1 {{'tile.copy' op in a pipelined loop copies into a shared tile the loop body does not allocate; allocate it in the body, which gets one per stage}}
+    tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%kv: !tile.ptr<bf16>, %n: index, %first: i1) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.if %first {
+      // expected-error@+1 {{'tile.copy' op in a pipelined loop is inside 'tile.if'; the copies of a pipelined loop are at the top level of its body}}
+      tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    }
+  }
+  tile.return
+}
+
+// -----
+
+// The kernel's block cannot take a producer warpgroup.
+tile.kernel @k(%kv: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 64, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: its block is not a row of whole warpgroups}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%kv: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 1024, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a producer warpgroup would make the block larger than 1024 threads}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%kv: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 256, 1, 1>, producer_threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: the kernel is already warp-specialised}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
+
+// -----
+
+// The target has no TMA: every pipelined loop of the kernel says so.
+module attributes {tile.target = "sm_80"} {
+  tile.kernel @k(%kv: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    %v = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+    // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: sm_80 has no tensor-memory accelerator}}
+    tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    }
+    // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: sm_80 has no tensor-memory accelerator}}
+    tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    }
+    tile.return
+  }
+}
+
+// -----
+
+// A copy the TMA cannot serve. No launcher: nothing can make a tensor map.
+tile.kernel @k(%kv: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a copy cannot use the tensor-memory accelerator: no tile.host launches 'k' to make its tensor map}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
+
+// -----
+
+// Its source is not a view the launcher can describe.
+tile.host @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}, %odd: i1 {tile.name = "odd"}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @k_kernel grid(%c1, %c1, %c1) args(%kv, %n, %odd) : (!tile.ptr<bf16>, index, i1) -> ()
+  tile.return
+}
+tile.kernel @k_kernel(%kv: !tile.ptr<bf16>, %n: index, %odd: i1) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %a = tile.view %kv sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %b = tile.view %kv[%c64] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %v = tile.if %odd -> (!tile.tensor<?x64xbf16>) {
+    tile.yield %b : !tile.tensor<?x64xbf16>
+  } else {
+    tile.yield %a : !tile.tensor<?x64xbf16>
+  }
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a copy cannot use the tensor-memory accelerator: its source is not a tile.view (or a slice of one)}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  %blk = tile.block_id x
+  %w = tile.view %kv[%blk] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a copy cannot use the tensor-memory accelerator: the launcher cannot compute its view's origin, sizes or strides (they depend on more than the kernel's arguments)}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %w[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
+
+// -----
+
+// Boxes beyond the TMA's limits, or a tensor of more dimensions than a
+// tensor map has.
+tile.host @k(%p: !tile.ptr<bf16> {tile.name = "p"}, %f: !tile.ptr<f32> {tile.name = "f"}, %n: index {tile.name = "n"}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @k_kernel grid(%c1, %c1, %c1) args(%p, %f, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @k_kernel(%p: !tile.ptr<bf16>, %f: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %wide = tile.view %p sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a copy cannot use the tensor-memory accelerator: its box extent 512 exceeds the TMA's 256}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<512x64xbf16, swizzle = 128>
+    tile.copy %wide[%i, %c0] to %t box [512, 64] : !tile.tensor<?x64xbf16>, !tile.shared<512x64xbf16, swizzle = 128>
+  }
+  %narrow = tile.view %f sizes(%n) strides(%c2) : !tile.ptr<f32> -> !tile.tensor<?x2xf32>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a copy cannot use the tensor-memory accelerator: a row of its box is 8 bytes, not a multiple of 16}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x2xf32>
+    tile.copy %narrow[%i, %c0] to %t box [64, 2] : !tile.tensor<?x2xf32>, !tile.shared<64x2xf32>
+  }
+  %long = tile.view %f sizes(%n) strides(%c128) : !tile.ptr<f32> -> !tile.tensor<?x128xf32>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a copy cannot use the tensor-memory accelerator: an unswizzled row of its box is 512 bytes, more than 256}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<8x128xf32>
+    tile.copy %long[%i, %c0] to %t box [8, 128] : !tile.tensor<?x128xf32>, !tile.shared<8x128xf32>
+  }
+  // Its own copies could use the TMA, but the kernel gets no producer.
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: another pipelined loop of the kernel has a copy the tensor-memory accelerator cannot serve}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %wide[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  %deep = tile.view %p sizes(%n) strides(%c64, %c64, %c64, %c64, %c64) : !tile.ptr<bf16> -> !tile.tensor<?x2x2x2x4x64xbf16>
+  // expected-remark@+1 {{runs as a serial loop without a producer warpgroup: a copy cannot use the tensor-memory accelerator: its tensor has 6 dimensions; a tensor map has at most 5}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %deep[%i, %c0, %c0, %c0, %c0, %c0] to %t box [2, 2, 2, 2, 4, 64] : !tile.tensor<?x2x2x2x4x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
