@@ -124,6 +124,12 @@ CompileResult compile(const CompileRequest &request) {
     return result;
   }
 
+  // What each kernel does with its tensors, for the launcher's const and
+  // comments: from the IR as written, before copies become TMA descriptors.
+  TensorAccessMap access;
+  if (request.emit == Emit::cpp)
+    access = analyzeTensorAccess(*module);
+
   StageOptions opts{request.printIRAfterAll, &timing};
   if (mlir::failed(runTilePasses(*module, opts))) {
     result.error = diagnostics.take("error: the tile passes failed");
@@ -210,6 +216,7 @@ CompileResult compile(const CompileRequest &request) {
   LauncherOptions launcher;
   launcher.cppNamespace = request.cppNamespace;
   launcher.headerName = request.headerName;
+  launcher.access = std::move(access);
   launcher.provenance = name + ": kernel " + request.kernel + " of " +
                         info->file + " with " + describeParams(request) +
                         ", for " + target->arch;
