@@ -1,5 +1,5 @@
 //===- Driver.cpp - `minitile list` and `minitile compile` ---------------===//
-#include "tools/minitile/Driver.h"
+#include "minitile/driver.h"
 #include "tools/minitile/Compile.h"
 
 #include "minitile/dsl.h"
