@@ -35,7 +35,9 @@
 #   provenance line of generated files) relative to <dir>, whether the
 #   compiler is handed absolute paths or, as ccache with base_dir does, paths
 #   relative to the build directory. Generated files are then the same in
-#   every checkout and build directory.
+#   every checkout and build directory. (ccache 4 leaves the maps' values out
+#   of its hash: after changing <dir> of a target, rebuild its objects with
+#   CCACHE_RECACHE=1.)
 
 function(minitile_source_root target root)
   if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
@@ -122,6 +124,7 @@ function(minitile_add_kernel_library target)
   endif()
 
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target}.minitile)
+  file(MAKE_DIRECTORY ${dir})
   set(header ${dir}/${ARG_NAME}.h)
   set(source ${dir}/${ARG_NAME}.cpp)
   set(args compile ${ARG_KERNEL})
@@ -131,23 +134,14 @@ function(minitile_add_kernel_library target)
   list(APPEND args --arch ${ARG_ARCH} --name ${ARG_NAME} --namespace ${ARG_NAMESPACE}
                    --emit cpp -o ${header})
 
-  # The arguments, in a file rewritten only when they change: the kernel is
-  # generated again for new PARAMS even where the build tool does not compare
-  # command lines (Ninja does; Makefiles do not).
-  string(REPLACE ";" "\n" text "${args}\n")
-  set(stamp ${dir}/arguments)
-  set(old "")
-  if(EXISTS ${stamp})
-    file(READ ${stamp} old)
-  endif()
-  if(NOT old STREQUAL text)
-    file(WRITE ${stamp} "${text}")
-  endif()
-
   string(JOIN " " params ${ARG_PARAMS})
   add_custom_command(OUTPUT ${header} ${source}
     COMMAND $<TARGET_FILE:${ARG_GENERATOR}> ${args}
-    DEPENDS ${ARG_GENERATOR} $<TARGET_FILE:${ARG_GENERATOR}> ${stamp}
+    # The generator's file, not only its target: a relinked generator (an
+    # edited kernel) generates again. A changed command line (PARAMS, NAME,
+    # ...) does too: Ninja compares command lines, and CMake's Makefiles
+    # remove the outputs of a rule that changed.
+    DEPENDS ${ARG_GENERATOR} $<TARGET_FILE:${ARG_GENERATOR}>
     COMMENT "minitile: ${ARG_KERNEL} ${params} -> ${ARG_NAME}.h/.cpp"
     VERBATIM)
   add_library(${target} STATIC ${source} ${header})

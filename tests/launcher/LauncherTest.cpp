@@ -3,6 +3,7 @@
 // The checks run before any CUDA call, so these tests need no GPU.
 //
 //===----------------------------------------------------------------------===//
+#include "axpy.h"
 #include "clean_logits.h"
 #include "make_causal_cu_seqlens.h"
 
@@ -22,6 +23,9 @@ static_assert(std::is_same_v<decltype(&minitile::kernels::clean_logits),
 static_assert(std::is_same_v<decltype(&minitile::kernels::make_causal_cu_seqlens),
                              void (*)(Scalar<int64_t>, Scalar<int64_t>, Scalar<int64_t>,
                                       int32_t *, int32_t *, CUstream)>);
+static_assert(std::is_same_v<decltype(&minitile::kernels::axpy),
+                             void (*)(Scalar<int64_t>, Scalar<float>, const float *, float *,
+                                      CUstream)>);
 
 // Sizes and scalars take only what they hold exactly.
 static_assert(std::is_convertible_v<int, Scalar<int64_t>>);
@@ -84,6 +88,14 @@ TEST(Launcher, ChecksRequirementsOfTheKernel) {
               minitile::kernels::make_causal_cu_seqlens(8, int64_t(1) << 32, 4, p, p);
             }),
             "make_causal_cu_seqlens: S_kv must fit in int32");
+}
+
+TEST(Launcher, UserGeneratorsKernelChecksItsArguments) {
+  auto *p = fakeDevicePointer();
+  EXPECT_EQ(errorOf([&] { minitile::kernels::axpy(int64_t(1) << 31, 0.5f, p, p); }),
+            "axpy: n must be below 2^31");
+  EXPECT_EQ(errorOf([&] { minitile::kernels::axpy(4, 0.5f, p, nullptr); }),
+            "axpy: y is null but holds 4 elements");
 }
 
 TEST(Launcher, EmptyProblemsLaunchNothing) {
