@@ -27,6 +27,9 @@
 # name SOURCE_DIR or BINARY_DIR in its build files or generated sources.
 set -euo pipefail
 
+# Builds here take two jobs unless told otherwise (CI machines have two cores).
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
+
 step=$1
 src=$(cd "$2" && pwd -P)
 bin=$(cd "$3" && pwd -P)

@@ -61,6 +61,7 @@ def main():
     os.makedirs(os.path.join(work, "home"))
     os.symlink(os.path.abspath(binary), os.path.join(work, "build"))
     env = dict(os.environ, HOME=os.path.join(work, "home"))
+    env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", "2")  # CI machines have two cores
     for name in ("CMAKE_PREFIX_PATH", "minitile_DIR", "MLIR_DIR"):
         env.pop(name, None)
 
