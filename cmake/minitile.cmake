@@ -102,6 +102,11 @@ function(minitile_add_kernel_library target)
   if(NOT ARG_KERNEL)
     message(FATAL_ERROR "minitile_add_kernel_library(${target}): KERNEL is required")
   endif()
+  if(NOT TARGET minitile::runtime)
+    message(FATAL_ERROR "minitile_add_kernel_library(${target}): the library links "
+                        "minitile::runtime, which is missing: minitile's runtime component "
+                        "needs CUDA's headers (find_package(CUDAToolkit))")
+  endif()
   if(NOT ARG_NAME)
     set(ARG_NAME ${ARG_KERNEL})
   endif()

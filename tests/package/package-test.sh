@@ -61,7 +61,7 @@ configure() { # [GENERATOR=...] configure SOURCE BUILD [cmake args...]
 # Builds $1 and prints the kernels it generated ("axpy threads=128"), sorted.
 build_and_list_generated() {
   local log
-  log=$(cmake --build "$1" 2>&1) || { echo "$log"; fail "building $1 failed"; }
+  log=$(cmake --build "$1" 2>&1) || { echo "$log" >&2; fail "building $1 failed"; }
   echo "$log" >"$1.build.log"
   echo "$log" | sed -n 's/.*minitile: \(.*\) -> .*/\1/p' | sed 's/ *$//' | sort
 }
