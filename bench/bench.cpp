@@ -51,8 +51,9 @@ double copyGBs(size_t bytes) {
   return 2.0 * bytes / ms / 1e6;
 }
 
-using CleanFn = void (*)(float *, const int32_t *, const int32_t *, int64_t, int64_t,
-                         CUstream);
+using minitile::rt::Scalar;
+using CleanFn = void (*)(Scalar<int64_t>, Scalar<int64_t>, float *, const int32_t *,
+                         const int32_t *, CUstream);
 
 /// GB/s of writing `bytes` with cuMemsetD32 (the write-only reference).
 double memsetGBs(size_t bytes) {
@@ -64,7 +65,7 @@ double memsetGBs(size_t bytes) {
 void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
                       int64_t ratio, double copyRate) {
   DeviceBuffer<int32_t> ks(S), ke(S);
-  minitile::kernels::make_causal_cu_seqlens(ks.get(), ke.get(), S, T, ratio);
+  minitile::kernels::make_causal_cu_seqlens(S, T, ratio, ks.get(), ke.get());
   std::vector<int32_t> hke = ke.download();
   int64_t masked = 0;
   for (int64_t s = 0; s < S; ++s)
@@ -75,7 +76,7 @@ void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
   for (float &x : host)
     x = u(rng);
   DeviceBuffer<float> logits(host);
-  double ms = medianMs([&] { clean(logits.get(), ks.get(), ke.get(), S, T, nullptr); });
+  double ms = medianMs([&] { clean(S, T, logits.get(), ks.get(), ke.get(), nullptr); });
   double gbs = masked * 4.0 / ms / 1e6;
   std::printf("%-22s S=%lld S_kv=%lld ratio=%lld | %7.1f us | %.1f MB of -inf | "
               "%.0f GB/s written | %.0f%% of the copy's %.0f GB/s\n",
@@ -84,8 +85,8 @@ void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
 }
 
 using minitile::rt::bf16;
-using IndexerFn = void (*)(const bf16 *, const bf16 *, const float *, const int32_t *,
-                           const int32_t *, float *, int64_t, int64_t, CUstream);
+using IndexerFn = void (*)(Scalar<int64_t>, Scalar<int64_t>, const bf16 *, const bf16 *,
+                           const float *, const int32_t *, const int32_t *, float *, CUstream);
 
 /// indexer_fwd at H = 64, D = 128, causal windows of ratio `ratio`: useful
 /// TFLOP/s (2 H D per window entry) of each variant.
@@ -105,7 +106,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
   DeviceBuffer<bf16> q(hq), kv(hkv);
   DeviceBuffer<float> w(hw), logits(S * T);
   DeviceBuffer<int32_t> ks(S), ke(S);
-  minitile::kernels::make_causal_cu_seqlens(ks.get(), ke.get(), S, T, ratio);
+  minitile::kernels::make_causal_cu_seqlens(S, T, ratio, ks.get(), ke.get());
   std::vector<int32_t> hks = ks.download(), hke = ke.download();
   double entries = 0;
   for (int64_t s = 0; s < S; ++s)
@@ -121,9 +122,9 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
   for (auto &v : variants) {
     double ms = medianMs(
         [&] {
-          v.fn(q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), S, T, nullptr);
+          v.fn(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), nullptr);
           if (v.unfused)
-            minitile::kernels::clean_logits(logits.get(), ks.get(), ke.get(), S, T);
+            minitile::kernels::clean_logits(S, T, logits.get(), ks.get(), ke.get());
         },
         5, S >= 65536 ? 20 : 50);
     std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld | %8.3f ms | %6.1f useful TFLOP/s\n",

@@ -1,18 +1,111 @@
+# minitile's CMake functions: for minitile's own build, and for a project
+# that uses an installed minitile through find_package(minitile CONFIG).
+#
 # minitile_add_kernel_library(<target>
-#     KERNEL <kernel>            # a registered generator ('minitile list')
+#     KERNEL <kernel>            # a generator's kernel ('minitile list', '<generator> list')
+#     [GENERATOR <executable>]   # an executable target: one made by
+#                                # minitile_add_generator(), or minitile::minitile
+#                                # (the default: the shipped kernels)
 #     [NAME <launcher>]          # the C++ function's name (default: <kernel>)
 #     [PARAMS name=value ...]    # generator parameters
 #     [NAMESPACE <ns>]           # default minitile::kernels
-#     [ARCH <sm_XX>]             # default sm_90a
-#     [GENERATOR <executable>])  # a minitile CLI (default: minitile)
+#     [ARCH <sm_XX>])            # default sm_90a
 #
-# Runs the minitile CLI at build time (like Halide's add_halide_library) and
-# makes <target>, a static library holding the kernel's image and its typed
-# launcher, declared in <launcher>.h.
+#   Runs the generator at build time (like Halide's add_halide_library) and
+#   makes <target>, a static library holding the kernel's image and its typed
+#   launcher, declared in <launcher>.h; it links minitile::runtime. The
+#   kernel is generated again when the generator's executable changes (a
+#   kernel source of it was edited) or when the arguments do (PARAMS, NAME,
+#   ...), and only then.
+#
+# minitile_add_generator(<executable> SOURCES <file>... [SOURCE_ROOT <dir>])
+#
+#   A minitile command line holding the kernels (MINITILE_KERNEL) defined in
+#   SOURCES and nothing else: pass it to minitile_add_kernel_library(GENERATOR).
+#   The sources are compiled into the executable itself, so every
+#   registration is linked (kernels in a static library of their own might be
+#   dropped by the linker). Diagnostics and generated files name them
+#   relative to SOURCE_ROOT (default: PROJECT_SOURCE_DIR). Needs the package's
+#   `generator` component, which finds LLVM/MLIR.
+#
+# minitile_source_root(<target> <dir>)
+#
+#   Makes the file names <target>'s sources record (__FILE__ and
+#   std::source_location, which the DSL puts in its diagnostics and in the
+#   provenance line of generated files) relative to <dir>, whether the
+#   compiler is handed absolute paths or, as ccache with base_dir does, paths
+#   relative to the build directory. Generated files are then the same in
+#   every checkout and build directory. (ccache 4 leaves the maps' values out
+#   of its hash: after changing <dir> of a target, rebuild its objects with
+#   CCACHE_RECACHE=1.)
+
+function(minitile_source_root target root)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    return()
+  endif()
+  get_filename_component(root "${root}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(maps "-ffile-prefix-map=${root}/=")
+  # Ninja compiles in the top build directory, Makefiles in the target's.
+  foreach(cwd "${CMAKE_BINARY_DIR}" "${CMAKE_CURRENT_BINARY_DIR}")
+    file(RELATIVE_PATH rel "${cwd}" "${root}")
+    string(REGEX REPLACE "/$" "" rel "${rel}")
+    if(rel)
+      list(APPEND maps "-ffile-prefix-map=${rel}/=")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES maps)
+  target_compile_options(${target} PRIVATE ${maps})
+endfunction()
+
+function(minitile_add_generator exe)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "SOURCE_ROOT" "SOURCES")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "minitile_add_generator(${exe}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "minitile_add_generator(${exe}): SOURCES is required")
+  endif()
+  if(NOT TARGET minitile::main)
+    message(FATAL_ERROR "minitile_add_generator(${exe}): minitile's generator libraries are "
+                        "not loaded; ask for them with "
+                        "find_package(minitile CONFIG REQUIRED COMPONENTS generator)")
+  endif()
+  if(NOT ARG_SOURCE_ROOT)
+    set(ARG_SOURCE_ROOT "${PROJECT_SOURCE_DIR}")
+  endif()
+  add_executable(${exe} ${ARG_SOURCES})
+  target_link_libraries(${exe} PRIVATE minitile::main minitile::dsl)
+  target_compile_features(${exe} PRIVATE cxx_std_20)
+  minitile_source_root(${exe} "${ARG_SOURCE_ROOT}")
+endfunction()
+
+# Called at the end of the top directory for a GENERATOR that was not (yet) a
+# target when minitile_add_kernel_library() named it.
+function(_minitile_check_generator target generator)
+  if(NOT TARGET ${generator})
+    message(FATAL_ERROR "minitile_add_kernel_library(${target}): GENERATOR '${generator}' "
+                        "is not a target; make it with minitile_add_generator()")
+  endif()
+  get_target_property(type ${generator} TYPE)
+  if(NOT type STREQUAL "EXECUTABLE")
+    message(FATAL_ERROR "minitile_add_kernel_library(${target}): GENERATOR '${generator}' "
+                        "is a ${type}, not an executable")
+  endif()
+endfunction()
+
 function(minitile_add_kernel_library target)
-  cmake_parse_arguments(ARG "" "KERNEL;NAME;NAMESPACE;ARCH;GENERATOR" "PARAMS" ${ARGN})
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "KERNEL;NAME;NAMESPACE;ARCH;GENERATOR" "PARAMS")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "minitile_add_kernel_library(${target}): unknown arguments "
+                        "${ARG_UNPARSED_ARGUMENTS}")
+  endif()
   if(NOT ARG_KERNEL)
     message(FATAL_ERROR "minitile_add_kernel_library(${target}): KERNEL is required")
+  endif()
+  if(NOT TARGET minitile::runtime)
+    message(FATAL_ERROR "minitile_add_kernel_library(${target}): the library links "
+                        "minitile::runtime, which is missing: minitile's runtime component "
+                        "needs CUDA's headers (find_package(CUDAToolkit))")
   endif()
   if(NOT ARG_NAME)
     set(ARG_NAME ${ARG_KERNEL})
@@ -24,42 +117,39 @@ function(minitile_add_kernel_library target)
     set(ARG_ARCH sm_90a)
   endif()
   if(NOT ARG_GENERATOR)
-    if(TARGET minitile)
-      set(ARG_GENERATOR minitile)
-    else()
-      set(ARG_GENERATOR ${MINITILE_CLI})
-    endif()
+    set(ARG_GENERATOR minitile::minitile)
   endif()
+  if(TARGET ${ARG_GENERATOR})
+    _minitile_check_generator(${target} ${ARG_GENERATOR})
+  else()
+    # Perhaps made further down: check once every directory is read.
+    cmake_language(EVAL CODE "
+      cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]]
+                     CALL _minitile_check_generator [[${target}]] [[${ARG_GENERATOR}]])")
+  endif()
+
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target}.minitile)
+  file(MAKE_DIRECTORY ${dir})
   set(header ${dir}/${ARG_NAME}.h)
   set(source ${dir}/${ARG_NAME}.cpp)
-  set(param_args)
+  set(args compile ${ARG_KERNEL})
   foreach(p ${ARG_PARAMS})
-    list(APPEND param_args -p ${p})
+    list(APPEND args -p ${p})
   endforeach()
-  set(depends)
-  if(TARGET ${ARG_GENERATOR})
-    set(depends ${ARG_GENERATOR})
-  endif()
+  list(APPEND args --arch ${ARG_ARCH} --name ${ARG_NAME} --namespace ${ARG_NAMESPACE}
+                   --emit cpp -o ${header})
+
+  string(JOIN " " params ${ARG_PARAMS})
   add_custom_command(OUTPUT ${header} ${source}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
-    COMMAND ${ARG_GENERATOR} compile ${ARG_KERNEL} ${param_args} --arch ${ARG_ARCH}
-            --name ${ARG_NAME} --namespace ${ARG_NAMESPACE} --emit cpp -o ${header}
-    DEPENDS ${depends}
-    COMMENT "minitile: ${ARG_KERNEL} ${ARG_PARAMS} -> ${ARG_NAME}.h/.cpp"
+    COMMAND $<TARGET_FILE:${ARG_GENERATOR}> ${args}
+    # The generator's file, not only its target: a relinked generator (an
+    # edited kernel) generates again. A changed command line (PARAMS, NAME,
+    # ...) does too: Ninja compares command lines, and CMake's Makefiles
+    # remove the outputs of a rule that changed.
+    DEPENDS ${ARG_GENERATOR} $<TARGET_FILE:${ARG_GENERATOR}>
+    COMMENT "minitile: ${ARG_KERNEL} ${params} -> ${ARG_NAME}.h/.cpp"
     VERBATIM)
   add_library(${target} STATIC ${source} ${header})
-  target_include_directories(${target} PUBLIC ${dir})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${dir}>)
   target_link_libraries(${target} PUBLIC minitile::runtime)
-endfunction()
-
-# minitile_add_generator(<executable> SOURCES <file>...)
-#
-# A minitile CLI holding your own generators (MINITILE_KERNEL in the sources)
-# beside nothing else; pass it to minitile_add_kernel_library(GENERATOR ...).
-function(minitile_add_generator exe)
-  cmake_parse_arguments(ARG "" "" "SOURCES" ${ARGN})
-  add_executable(${exe} ${MINITILE_SOURCE_ROOT}/tools/minitile/main.cpp ${ARG_SOURCES})
-  target_link_libraries(${exe} PRIVATE minitile-cli)
-  minitile_use_mlir(${exe})
 endfunction()

@@ -8,8 +8,9 @@
 #include "lowering/EmitLauncher.h"
 #include "dialect/HopperDialect.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -54,15 +55,23 @@ const char *tensorMapType(Type element) {
   return type;
 }
 
-/// Launcher parameters: the tensors, then the sizes and scalars, each in the
-/// order the kernel declares them.
-std::vector<unsigned> parameterOrder(tile::HostOp host) {
-  std::vector<unsigned> order;
-  for (bool pointers : {true, false})
-    for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i)
-      if (llvm::isa<tile::PtrType>(host.getArgument(i).getType()) == pointers)
-        order.push_back(i);
-  return order;
+/// The C++ type of launcher parameter `arg`: a pointer (const unless the
+/// kernel writes through it) for a tensor, minitile::rt::Scalar<T> for an
+/// arithmetic size or scalar, so that a call cannot convert one silently.
+std::string parameterType(Value arg, bool written) {
+  std::string type = cppType(arg.getType(), written);
+  Type t = arg.getType();
+  if (!type.empty() && !llvm::isa<tile::PtrType>(t) && (t.isIndex() || t.isIntOrFloat()) &&
+      !t.isBF16() && !t.isF16())
+    return "minitile::rt::Scalar<" + type + ">";
+  return type;
+}
+
+/// Whether `arg`, a tensor argument of the launcher, is written by its kernel
+/// (or not known to be only read).
+bool isWritten(const LauncherOptions &options, tile::HostOp host, unsigned i) {
+  auto it = options.access.find(host.getSymName().str() + "/" + host.getArgName(i).str());
+  return it == options.access.end() || it->second.written;
 }
 
 /// "float *logits", "int64_t S".
@@ -74,8 +83,7 @@ class HostWriter {
 public:
   HostWriter(tile::HostOp host, llvm::raw_ostream &os) : host_(host), os_(os) {}
 
-  bool write(tile::KernelOp kernel, const llvm::DenseSet<unsigned> &written,
-             std::string &error);
+  bool write(tile::KernelOp kernel, const LauncherOptions &options, std::string &error);
 
 private:
   std::string name(Value v) { return names_.lookup(v); }
@@ -117,18 +125,26 @@ private:
   unsigned counter_ = 0;
 };
 
-bool HostWriter::write(tile::KernelOp kernel, const llvm::DenseSet<unsigned> &written,
+bool HostWriter::write(tile::KernelOp kernel, const LauncherOptions &options,
                        std::string &error) {
   std::string kname = host_.getSymName().str();
   os_ << "void " << kname << "(";
-  for (unsigned i : parameterOrder(host_)) {
+  for (unsigned i = 0, e = host_.getNumArguments(); i < e; ++i) {
     Value arg = host_.getArgument(i);
-    names_[arg] = host_.getArgName(i).str();
-    os_ << declare(cppType(arg.getType(), written.contains(i)), host_.getArgName(i))
+    os_ << declare(parameterType(arg, isWritten(options, host_, i)), host_.getArgName(i))
         << ", ";
   }
   os_ << "CUstream stream) {\n"
       << "  static const char *const kKernel = " << quoted(kname) << ";\n";
+  // Tensors are used by name; sizes and scalars through plain values.
+  for (unsigned i = 0, e = host_.getNumArguments(); i < e; ++i) {
+    Value arg = host_.getArgument(i);
+    std::string name = host_.getArgName(i).str();
+    if (parameterType(arg, true) != cppType(arg.getType()))
+      define(arg, name + ".value");
+    else
+      names_[arg] = name;
+  }
   for (Operation &op : host_.getBody().front())
     if (!writeOp(op, kernel, error))
       return false;
@@ -260,20 +276,6 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
       .Default([&](Operation *) { return cannotCompute(op, error); });
 }
 
-/// Pointer arguments the kernel stores through: their launcher parameters
-/// are not const.
-llvm::DenseSet<unsigned> writtenArguments(tile::KernelOp kernel) {
-  llvm::DenseSet<unsigned> written;
-  auto note = [&](Value tensor) {
-    if (auto view = tile::rootView(tensor))
-      if (auto arg = llvm::dyn_cast<BlockArgument>(view.getBase()))
-        written.insert(arg.getArgNumber());
-  };
-  kernel.walk([&](tile::StoreOp store) { note(store.getTensor()); });
-  kernel.walk([&](tile::StoreTileOp store) { note(store.getDest()); });
-  return written;
-}
-
 void writeImage(llvm::raw_ostream &os, const std::vector<char> &image, bool isCubin) {
   os << "alignas(64) const unsigned char kImage[] = {";
   for (size_t i = 0; i < image.size(); ++i) {
@@ -287,7 +289,73 @@ void writeImage(llvm::raw_ostream &os, const std::vector<char> &image, bool isCu
   os << "};\n";
 }
 
+/// Reads and writes through `tensor` (a pointer or a tensor view of one) and
+/// everything derived from it.
+TensorAccess accessThrough(Value tensor) {
+  TensorAccess access;
+  SmallVector<Value> work{tensor};
+  while (!work.empty()) {
+    Value t = work.pop_back_val();
+    for (OpOperand &use : t.getUses()) {
+      Operation *op = use.getOwner();
+      if (auto copy = llvm::dyn_cast<tile::CopyOp>(op);
+          copy && use.get() == copy.getSource()) {
+        access.read = true; // into shared memory
+        continue;
+      }
+      if (isMemoryEffectFree(op)) {
+        // Views, slices, address arithmetic: follow what they derive.
+        for (Value r : op->getResults())
+          if (llvm::isa<tile::PtrType, tile::GlobalTensorType>(r.getType()))
+            work.push_back(r);
+        continue;
+      }
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      if (auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(op))
+        iface.getEffectsOnValue(t, effects);
+      if (effects.empty()) {
+        access.read = access.written = true; // a use this does not know
+        continue;
+      }
+      for (const MemoryEffects::EffectInstance &e : effects) {
+        if (llvm::isa<MemoryEffects::Read>(e.getEffect()))
+          access.read = true;
+        else if (llvm::isa<MemoryEffects::Write>(e.getEffect()))
+          access.written = true;
+        else
+          access.read = access.written = true;
+      }
+    }
+  }
+  return access;
+}
+
 } // namespace
+
+TensorAccessMap analyzeTensorAccess(ModuleOp module) {
+  TensorAccessMap map;
+  for (auto host : module.getOps<tile::HostOp>()) {
+    auto launches = host.getBody().getOps<tile::LaunchOp>();
+    if (launches.empty())
+      continue;
+    tile::LaunchOp launch = *launches.begin();
+    auto kernel = module.lookupSymbol<tile::KernelOp>(launch.getKernel());
+    if (!kernel)
+      continue;
+    for (auto [j, operand] : llvm::enumerate(launch.getArgs())) {
+      auto arg = llvm::dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getOwner()->getParentOp() != host ||
+          !llvm::isa<tile::PtrType>(arg.getType()))
+        continue;
+      TensorAccess &access =
+          map[host.getSymName().str() + "/" + host.getArgName(arg.getArgNumber()).str()];
+      TensorAccess a = accessThrough(kernel.getArgument(j));
+      access.read |= a.read;
+      access.written |= a.written;
+    }
+  }
+  return map;
+}
 
 bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
                   const LauncherOptions &options, LauncherSource &out,
@@ -305,27 +373,32 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
     auto launch = *host.getBody().getOps<tile::LaunchOp>().begin();
     // tile.launch's verifier has checked that it names a tile.kernel.
     auto kernel = module.lookupSymbol<tile::KernelOp>(launch.getKernel());
-    llvm::DenseSet<unsigned> written = writtenArguments(kernel);
-
     // Declaration, with the kernel's documentation and its arguments.
     if (auto doc = host.getDoc())
       h << "/// " << host.getSymName() << ": " << *doc << "\n";
-    std::vector<unsigned> order = parameterOrder(host);
-    for (unsigned i : order) {
+    h << "/// Arguments in the order the kernel declares them, then the stream:\n";
+    for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i) {
       Type t = host.getArgument(i).getType();
       h << "///   " << host.getArgName(i) << ": ";
       if (auto ptr = llvm::dyn_cast<tile::PtrType>(t)) {
-        h << "device pointer to " << ptr.getElementType();
-        h << (written.contains(i) ? ", written" : ", read");
+        auto it = options.access.find(host.getSymName().str() + "/" +
+                                      host.getArgName(i).str());
+        TensorAccess a = it == options.access.end() ? TensorAccess{true, true} : it->second;
+        h << "device pointer to " << ptr.getElementType() << ", "
+          << (a.read && a.written ? "read and written"
+              : a.written         ? "written"
+              : a.read            ? "read"
+                                  : "not used");
       } else {
-        h << t << (host.getArgAttr(i, "tile.size") ? " size" : " scalar");
+        h << (host.getArgAttr(i, "tile.size") ? "size, " : "scalar, ") << cppType(t);
       }
       h << "\n";
     }
     h << "/// Throws minitile::rt::Error on a bad argument or a CUDA failure.\n";
     h << "void " << host.getSymName() << "(";
-    for (unsigned i : order) {
-      std::string type = cppType(host.getArgument(i).getType(), written.contains(i));
+    for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i) {
+      Value arg = host.getArgument(i);
+      std::string type = parameterType(arg, isWritten(options, host, i));
       assert(!type.empty() && "a launcher argument of a type the DSL does not make");
       h << declare(type, host.getArgName(i)) << ", ";
     }
@@ -340,7 +413,7 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
       << ", \"" << kernel.getSymName() << "\");\n  return image;\n}\n"
       << "} // namespace\n\nnamespace " << options.cppNamespace << " {\n\n";
     HostWriter writer(host, s);
-    if (!writer.write(kernel, written, error))
+    if (!writer.write(kernel, options, error))
       return false;
     s << "\n} // namespace " << options.cppNamespace << "\n";
   }

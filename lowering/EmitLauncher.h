@@ -3,23 +3,41 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace minitile {
 
+/// How a kernel uses one of its tensor arguments.
+struct TensorAccess {
+  bool read = false, written = false;
+};
+/// Keyed by "launcher/argument".
+using TensorAccessMap = std::map<std::string, TensorAccess>;
+
+/// For every tensor argument of every tile.host in `module`, as the DSL
+/// built it (before the tile passes turn copies into TMA descriptors):
+/// whether its kernel reads it, writes it, or both. A use the analysis does
+/// not know counts as both.
+TensorAccessMap analyzeTensorAccess(mlir::ModuleOp module);
+
 struct LauncherOptions {
   std::string cppNamespace = "minitile::kernels";
   std::string headerName;  // how the source includes the header
   std::string provenance;  // "generated from ..." line for both files
+  TensorAccessMap access;  // from analyzeTensorAccess(); a tensor missing
+                           // here is taken as read and written
 };
 
 struct LauncherSource {
   std::string header, source;
 };
 
-/// Writes a header declaring one typed function per tile.host in `module`,
-/// and a source defining it: argument checks, grid computation and a launch
+/// Writes a header declaring one typed function per tile.host in `module`
+/// (its parameters in the order the kernel declared them, then the stream;
+/// sizes and scalars as minitile::rt::Scalar<T>, which refuses inexact
+/// conversions), and a source defining it: argument checks, grid computation and a launch
 /// of the kernel in `image` (cubin when `isCubin`, else PTX text). Returns
 /// false with `error` set, and an MLIR error at the op (its DSL line), if
 /// the launcher computes something other than integer arithmetic.

@@ -89,7 +89,7 @@ int main() {
 
     // 1. Causal windows.
     DeviceBuffer<int32_t> ks(S), ke(S);
-    example::gpu::make_causal_cu_seqlens(ks.get(), ke.get(), S, T, ratio);
+    example::gpu::make_causal_cu_seqlens(S, T, ratio, ks.get(), ke.get());
     std::vector<int32_t> hks = ks.download(), hke = ke.download();
     for (int64_t s = 0; s < S; ++s)
       wrong += hks[s] != 0 || hke[s] != std::min<int64_t>((s + 1) / ratio, T);
@@ -103,8 +103,8 @@ int main() {
       auto w = randomWeights(S * H, H, D);
       DeviceBuffer<bf16> dq(q), dkv(kv);
       DeviceBuffer<float> dw(w), logits(S * T);
-      example::gpu::indexer_fwd(dq.get(), dkv.get(), dw.get(), ks.get(), ke.get(), logits.get(),
-                                S, T);
+      example::gpu::indexer_fwd(S, T, dq.get(), dkv.get(), dw.get(), ks.get(), ke.get(),
+                                logits.get());
       minitile::rt::synchronize();
       int64_t bad = checkIndexer(logits.download(), q, kv, w, hks, hke, S, T, 1, H, D);
       std::printf("indexer_fwd: S=%lld S_kv=%lld H=%lld D=%lld, %lld wrong\n", (long long)S,
@@ -119,8 +119,8 @@ int main() {
       auto w = randomWeights(S * B * H, H, D);
       DeviceBuffer<bf16> dq(q), dkv(kv);
       DeviceBuffer<float> dw(w), logits(B * S * T);
-      example::gpu::batched_indexer_fwd(dq.get(), dkv.get(), dw.get(), ks.get(), ke.get(),
-                                        logits.get(), S, T, B);
+      example::gpu::batched_indexer_fwd(S, T, B, dq.get(), dkv.get(), dw.get(), ks.get(),
+                                        ke.get(), logits.get());
       minitile::rt::synchronize();
       int64_t bad = checkIndexer(logits.download(), q, kv, w, hks, hke, S, T, B, H, D);
       std::printf("batched_indexer_fwd: B=%lld H=%lld D=%lld, %lld wrong\n", (long long)B,
@@ -135,7 +135,7 @@ int main() {
       for (float &x : logits)
         x = normal(rng);
       DeviceBuffer<float> d(logits);
-      example::gpu::clean_logits(d.get(), ks.get(), ke.get(), S, T);
+      example::gpu::clean_logits(S, T, d.get(), ks.get(), ke.get());
       minitile::rt::synchronize();
       std::vector<float> out = d.download();
       int64_t bad = 0;

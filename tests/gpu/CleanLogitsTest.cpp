@@ -57,7 +57,7 @@ void run(const Case &c) {
   buffer.fillWords(kPoison);
   DeviceBuffer<int32_t> dks(ks), dke(ke);
   float *logits = buffer.get() + guard + c.misalign;
-  minitile::kernels::clean_logits(logits, dks.get(), dke.get(), c.S, c.T);
+  minitile::kernels::clean_logits(c.S, c.T, logits, dks.get(), dke.get());
   minitile::rt::synchronize();
 
   std::vector<float> out = buffer.download();
@@ -105,7 +105,7 @@ TEST(CleanLogits, EmptyRowsMaskEverything) {
   DeviceBuffer<float> logits(S * T);
   logits.fillWords(kPoison);
   DeviceBuffer<int32_t> dks(ks), dke(ke);
-  minitile::kernels::clean_logits(logits.get(), dks.get(), dke.get(), S, T);
+  minitile::kernels::clean_logits(S, T, logits.get(), dks.get(), dke.get());
   minitile::rt::synchronize();
   std::vector<float> out = logits.download();
   EXPECT_TRUE(std::all_of(out.begin(), out.end(), [](float f) { return bits(f) == kNegInf; }));

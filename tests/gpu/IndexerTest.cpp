@@ -201,7 +201,7 @@ TEST(IndexerFwd, ShapesAndWindows) {
         Problem p(S, T, 1, 64, 128, w);
         SCOPED_TRACE(describe(p, w));
         check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
-                minitile::kernels::indexer_fwd(q, kv, wt, ks, ke, out, S, T);
+                minitile::kernels::indexer_fwd(S, T, q, kv, wt, ks, ke, out);
               }), false);
       }
 }
@@ -213,12 +213,12 @@ TEST(IndexerFwd, UnfusedThenCleanLogits) {
       SCOPED_TRACE(describe(p, w));
       DeviceBuffer<int32_t> ks(p.ks), ke(p.ke);
       std::vector<float> windowOnly = run(p, [&](auto q, auto kv, auto wt, auto k0, auto k1, float *out) {
-        minitile::kernels::indexer_fwd_unfused(q, kv, wt, k0, k1, out, S, T);
+        minitile::kernels::indexer_fwd_unfused(S, T, q, kv, wt, k0, k1, out);
       });
       check(p, windowOnly, /*windowOnly=*/true);
       std::vector<float> cleaned = run(p, [&](auto q, auto kv, auto wt, auto k0, auto k1, float *out) {
-        minitile::kernels::indexer_fwd_unfused(q, kv, wt, k0, k1, out, S, T);
-        minitile::kernels::clean_logits(out, k0, k1, S, T);
+        minitile::kernels::indexer_fwd_unfused(S, T, q, kv, wt, k0, k1, out);
+        minitile::kernels::clean_logits(S, T, out, k0, k1);
       });
       check(p, cleaned, false);
     }
@@ -231,7 +231,7 @@ TEST(IndexerFwd, EveryHeadsAndDim) {
         Problem p(S, T, 1, v.heads, v.dim, w);
         SCOPED_TRACE(describe(p, w));
         check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
-                v.launch(q, kv, wt, ks, ke, out, S, T, nullptr);
+                v.launch(S, T, q, kv, wt, ks, ke, out, nullptr);
               }), false);
       }
 }
@@ -244,7 +244,7 @@ TEST(BatchedIndexerFwd, BatchesAndShapes) {
           Problem p(S, T, B, v.heads, v.dim, w);
           SCOPED_TRACE(describe(p, w));
           check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
-                  v.launch(q, kv, wt, ks, ke, out, S, T, B, nullptr);
+                  v.launch(S, T, B, q, kv, wt, ks, ke, out, nullptr);
                 }), false);
         }
 }

@@ -17,7 +17,7 @@ TEST(MakeCausalCuSeqlens, MatchesTheFormula) {
         DeviceBuffer<int32_t> ks(S), ke(S);
         ks.fillWords(kPoison);
         ke.fillWords(kPoison);
-        minitile::kernels::make_causal_cu_seqlens(ks.get(), ke.get(), S, T, ratio);
+        minitile::kernels::make_causal_cu_seqlens(S, T, ratio, ks.get(), ke.get());
         minitile::rt::synchronize();
         std::vector<int32_t> hks = ks.download(), hke = ke.download();
         int64_t wrong = 0;

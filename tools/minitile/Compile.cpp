@@ -8,6 +8,7 @@
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace minitile {
@@ -72,6 +73,18 @@ std::unique_ptr<Generator> instantiate(const CompileRequest &request,
 
 } // namespace
 
+std::string provenanceFile(const std::string &file) {
+  // Generators built by minitile_add_generator() record their sources
+  // relative to the project (-ffile-prefix-map); a path that still depends
+  // on where the tree or the build is keeps only its file name.
+  llvm::StringRef path(file);
+  bool relocatable = !llvm::sys::path::is_absolute(path);
+  for (auto it = llvm::sys::path::begin(path), e = llvm::sys::path::end(path); it != e; ++it)
+    if (*it == "..")
+      relocatable = false;
+  return relocatable ? file : llvm::sys::path::filename(path).str();
+}
+
 std::string describeParams(const CompileRequest &request) {
   std::string error, text;
   std::unique_ptr<Generator> gen = instantiate(request, error);
@@ -123,6 +136,12 @@ CompileResult compile(const CompileRequest &request) {
     result.ok = true;
     return result;
   }
+
+  // What each kernel does with its tensors, for the launcher's const and
+  // comments: from the IR as written, before copies become TMA descriptors.
+  TensorAccessMap access;
+  if (request.emit == Emit::cpp)
+    access = analyzeTensorAccess(*module);
 
   StageOptions opts{request.printIRAfterAll, &timing};
   if (mlir::failed(runTilePasses(*module, opts))) {
@@ -204,8 +223,9 @@ CompileResult compile(const CompileRequest &request) {
   LauncherOptions launcher;
   launcher.cppNamespace = request.cppNamespace;
   launcher.headerName = request.headerName;
+  launcher.access = std::move(access);
   launcher.provenance = name + ": kernel " + request.kernel + " of " +
-                        info->file + " with " + describeParams(request) +
+                        provenanceFile(info->file) + " with " + describeParams(request) +
                         ", for " + target->arch;
   if (!emitLauncher(*hostSide, image, isCubin, launcher, result.launcher,
                     result.error)) {

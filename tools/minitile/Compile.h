@@ -37,6 +37,11 @@ struct CompileResult {
 /// far as `emit` needs. Never throws; errors come back in the result.
 CompileResult compile(const CompileRequest &request);
 
+/// How generated files name a generator's source `file`: as recorded when it
+/// is relative to a root ("kernels/indexer_fwd.cpp"), else by its file name
+/// only, so that the output does not depend on where the tree or build is.
+std::string provenanceFile(const std::string &file);
+
 /// "threads=256 rows_per_block=4": every parameter of a generator with the
 /// values of `request` applied (for provenance lines).
 std::string describeParams(const CompileRequest &request);

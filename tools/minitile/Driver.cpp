@@ -1,5 +1,5 @@
 //===- Driver.cpp - `minitile list` and `minitile compile` ---------------===//
-#include "tools/minitile/Driver.h"
+#include "minitile/driver.h"
 #include "tools/minitile/Compile.h"
 
 #include "minitile/dsl.h"
@@ -83,15 +83,33 @@ int list() {
   return 0;
 }
 
-/// For --emit cpp: the header and source paths from -o (foo.h -> foo.cpp).
-std::pair<std::string, std::string> cppPaths(const std::string &out) {
-  llvm::StringRef ext = llvm::sys::path::extension(out);
-  if (ext == ".h" || ext == ".hpp") {
-    llvm::SmallString<256> source(out);
-    llvm::sys::path::replace_extension(source, ".cpp");
-    return {out, source.str().str()};
+/// For --emit cpp: the header and source paths that -o names. `-o DIR/k.h`
+/// (or `.hpp`) names the header, `-o DIR/k` (no extension) a stem; either
+/// gives DIR/k.h (.hpp) and DIR/k.cpp. Anything else is ambiguous (is
+/// `k.cpp` the source, or a stem for `k.cpp.h`?): false, with `error` set.
+bool cppPaths(const std::string &out, std::pair<std::string, std::string> &paths,
+              std::string &error) {
+  llvm::StringRef file = llvm::sys::path::filename(out);
+  if (file.empty() || file == "." || file == ".." || out.back() == '/') {
+    error = "--emit cpp: -o names a file, not the directory '" + out + "'";
+    return false;
   }
-  return {out + ".h", out + ".cpp"};
+  llvm::StringRef ext = llvm::sys::path::extension(file);
+  if (!ext.empty() && ext != ".h" && ext != ".hpp") {
+    llvm::SmallString<256> stem(out);
+    llvm::sys::path::replace_extension(stem, "");
+    error = "--emit cpp: -o names the header ('" + stem.str().str() + ".h') or a stem "
+            "without an extension ('" + stem.str().str() + "'), not '" + out + "'";
+    return false;
+  }
+  llvm::SmallString<256> header(out), source(out);
+  if (ext.empty())
+    header += ".h";
+  else
+    llvm::sys::path::replace_extension(source, "");
+  source += ".cpp";
+  paths = {header.str().str(), source.str().str()};
+  return true;
 }
 
 int compileCommand(CompileRequest request, const std::vector<std::string> &params,
@@ -112,7 +130,8 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
   std::pair<std::string, std::string> cpp;
   if (!toStdout) {
     if (request.emit == Emit::cpp) {
-      cpp = cppPaths(output);
+      if (!cppPaths(output, cpp, error))
+        return fail(error);
       files.push_back(std::make_unique<OutputFile>(cpp.first));
       files.push_back(std::make_unique<OutputFile>(cpp.second));
       request.headerName = llvm::sys::path::filename(cpp.first).str();
@@ -180,7 +199,8 @@ int cliMain(int argc, char **argv) {
   compileCmd->add_option("--emit", emit, "tile|mlir|llvm|ptx|cubin|cpp")
       ->capture_default_str();
   compileCmd->add_option("-o,--output", output,
-                         "output file, '-' for stdout (cpp: FILE.h and FILE.cpp)")
+                         "output file, '-' for stdout; for --emit cpp the header "
+                         "(DIR/k.h) or a stem (DIR/k), writing DIR/k.h and DIR/k.cpp")
       ->required();
   compileCmd->add_option("--name", request.instanceName,
                          "name of the launcher function (default: the kernel's)");

@@ -1,4 +1,9 @@
-//===- main.cpp - the minitile CLI with the shipped kernels --------------===//
-#include "tools/minitile/Driver.h"
+//===- main.cpp - main() of minitile and of every generator --------------===//
+//
+// The library minitile::main: linked with a set of generators it makes a
+// minitile command line for them (the shipped kernels: `minitile`).
+//
+//===----------------------------------------------------------------------===//
+#include "minitile/driver.h"
 
 int main(int argc, char **argv) { return minitile::cliMain(argc, argv); }

@@ -13,9 +13,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace minitile::rt {
@@ -67,6 +69,44 @@ struct bf16 {
 };
 struct f16 {
   uint16_t bits;
+};
+
+namespace detail {
+/// True when every value of `From` is a value of `To`: an integer type within
+/// the range of an integer `To` (not bool), a floating type no wider than a
+/// floating `To`, or bool to bool.
+template <class From, class To> constexpr bool convertsExactly() {
+  using L = std::numeric_limits<From>;
+  using M = std::numeric_limits<To>;
+  if constexpr (!std::is_arithmetic_v<From> || !std::is_arithmetic_v<To>)
+    return false;
+  else if constexpr (std::is_same_v<From, bool> || std::is_same_v<To, bool>)
+    return std::is_same_v<From, To>;
+  else if constexpr (std::is_integral_v<To>)
+    return std::is_integral_v<From> && (std::is_signed_v<To> || !std::is_signed_v<From>) &&
+           L::digits <= M::digits;
+  else
+    return std::is_floating_point_v<From> && L::digits <= M::digits &&
+           L::max_exponent <= M::max_exponent && L::min_exponent >= M::min_exponent;
+}
+} // namespace detail
+
+/// A launcher's size or scalar parameter of type T. It takes only values that
+/// T holds exactly -- `int` or `int64_t` for Scalar<int64_t>, `float` for
+/// Scalar<float> -- so a float passed for a size, a size passed for a float
+/// (two arguments swapped), a `double` for a `float` or a `size_t` for an
+/// `int64_t` does not compile: convert it yourself where you mean it.
+template <class T> struct Scalar {
+  static_assert(std::is_arithmetic_v<T>);
+  template <class U>
+    requires(detail::convertsExactly<U, T>())
+  constexpr Scalar(U v) noexcept : value(static_cast<T>(v)) {}
+  /// Every other arithmetic type: a compile-time error at the call.
+  template <class U>
+    requires(std::is_arithmetic_v<U> && !detail::convertsExactly<U, T>())
+  Scalar(U) = delete;
+  constexpr operator T() const noexcept { return value; }
+  T value;
 };
 
 struct Dim3 {
