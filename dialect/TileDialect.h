@@ -40,6 +40,23 @@ public:
 /// Bytes of one element of `type` (an int, float or index type).
 int64_t elementBytes(mlir::Type type);
 
+/// Most stages a pipelined loop (and a staged shared tile) has.
+constexpr int64_t kMaxStages = 16;
+/// Most bytes one shared tile holds: the shared memory of an sm_90 block.
+constexpr int64_t kMaxSharedTileBytes = 227 * 1024;
+/// Most elements of a fragment: a block's register file holds 65536
+/// 32-bit registers.
+constexpr int64_t kMaxFragmentElements = 65536;
+
+/// The product of `values`, or nothing when it overflows int64.
+std::optional<int64_t> checkedProduct(llvm::ArrayRef<int64_t> values);
+
+/// A fragment type: a builtin ranked tensor of ints or floats with a static
+/// shape of power-of-two extents and at most kMaxFragmentElements elements.
+bool isFragmentType(mlir::Type type);
+/// Why `type` is not a fragment type ("" when it is).
+std::string whyNotFragment(mlir::Type type);
+
 class ViewOp;
 class KernelOp;
 /// The tile.view a tensor value derives from through tile.slice, or null.
