@@ -49,6 +49,13 @@ std::vector<unsigned> parameterOrder(tile::HostOp host) {
   return order;
 }
 
+/// "kernels/clean_logits.cpp:31", or "" for an unknown location.
+std::string where(Location loc) {
+  if (auto file = llvm::dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine());
+  return "";
+}
+
 /// "float *logits", "int64_t S".
 std::string declare(const std::string &type, llvm::StringRef name) {
   return type + (type.back() == '*' ? "" : " ") + name.str();
@@ -110,6 +117,15 @@ bool HostWriter::write(tile::KernelOp kernel, const llvm::DenseSet<unsigned> &wr
 }
 
 bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &error) {
+  // Sizes are the caller's: their products may overflow, which C++ leaves
+  // undefined. The runtime's checked helpers throw instead, naming the DSL
+  // line that computes the value.
+  auto checked = [&](const char *fn) {
+    return define(op.getResult(0), std::string("minitile::rt::") + fn + "(" +
+                                       name(op.getOperand(0)) + ", " +
+                                       name(op.getOperand(1)) + ", kKernel, " +
+                                       quoted(where(op.getLoc())) + ")");
+  };
   auto bin = [&](const char *sym) {
     return define(op.getResult(0), "(" + name(op.getOperand(0)) + " " + sym + " " +
                                         name(op.getOperand(1)) + ")");
@@ -137,9 +153,9 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
                 std::string(cppType(c.getType()));
         return false;
       })
-      .Case([&](arith::AddIOp) { return !bin("+").empty(); })
-      .Case([&](arith::SubIOp) { return !bin("-").empty(); })
-      .Case([&](arith::MulIOp) { return !bin("*").empty(); })
+      .Case([&](arith::AddIOp) { return !checked("add").empty(); })
+      .Case([&](arith::SubIOp) { return !checked("subtract").empty(); })
+      .Case([&](arith::MulIOp) { return !checked("multiply").empty(); })
       .Case([&](arith::DivSIOp) { return !call("minitile::rt::divide").empty(); })
       .Case([&](arith::RemSIOp) { return !call("minitile::rt::remainder").empty(); })
       .Case([&](arith::CeilDivSIOp) {
