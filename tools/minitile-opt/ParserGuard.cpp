@@ -15,8 +15,9 @@ bool isIdentifierChar(char c) {
 
 std::optional<ParserHazard> findParserHazard(llvm::StringRef text) {
   size_t n = text.size();
+  // What MLIR's lexer skips between tokens: whitespace and NUL bytes.
   auto skipSpace = [&](size_t i) {
-    while (i < n && std::isspace(static_cast<unsigned char>(text[i])))
+    while (i < n && (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == '\0'))
       ++i;
     return i;
   };
