@@ -13,4 +13,4 @@ tile.kernel @k() attributes {block = array<i32: 32, 1, 1>, note = "array<index: 
 
 // The lexer skips NUL bytes between tokens, so the guard does too
 // (parser-guard-nul.bin: `array`, NUL bytes, `<`, a NUL, `index: 1>`).
-// NUL: parser-guard-nul.bin:1:25: error: a dense array of index
+// NUL: parser-guard-nul.bin:1:24: error: a dense array of index
