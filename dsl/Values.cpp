@@ -9,6 +9,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 
 namespace minitile {
@@ -96,8 +98,19 @@ mlir::Value materialize(KernelState &k, const Arg &a,
     if (element.isInteger(1) && !Access::isBoolConstant(a) && c != 0 && c != 1)
       throw Error(a.loc(), std::string("constant ") + std::to_string(c) +
                                " in " + what + " is not a bool");
+    // 2^63 as a double: the float constants int64 holds are below it.
+    constexpr double kTwo63 = 9223372036854775808.0;
+    if (Access::isFloatConstant(a) && !(c >= -kTwo63 && c < kTwo63))
+      throw Error(a.loc(), "constant " + std::to_string(c) + " in " + what +
+                               " does not fit " + describe(element));
     int64_t v = Access::isFloatConstant(a) ? static_cast<int64_t>(c)
                                            : Access::intConstant(a);
+    // Narrow integers take what their bits hold, read signed or unsigned.
+    unsigned width = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+    if (width < 64 && !element.isInteger(1) && !llvm::isIntN(width, v) &&
+        !llvm::isUIntN(width, static_cast<uint64_t>(v)))
+      throw Error(a.loc(), "constant " + std::to_string(v) + " in " + what +
+                               " does not fit " + describe(element));
     attr = element.isIndex() ? mlir::TypedAttr(b.getIndexAttr(v))
                              : mlir::TypedAttr(b.getIntegerAttr(element, v));
   }

@@ -727,3 +727,29 @@ TEST(Registry, CppIdentifiers) {
                           "co_await", "a::b", "é"})
     EXPECT_FALSE(isCppIdentifier(bad)) << bad;
 }
+
+TEST(DslMisuse, ConstantsThatDoNotFit) {
+  unsigned line = 0;
+  expectDslError(line, "constant 300 in a store to 'x' does not fit i8", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::i8, {n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    x(0) = 300;
+  });
+  // A float constant meeting an index: int64 cannot hold 1e300.
+  expectDslError(line, "does not fit index", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    line = __LINE__ + 1;
+    (void)(n + 1e300);
+  });
+  // 255 fits i8 read unsigned, -128 read signed.
+  EXPECT_NO_THROW(build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::i8, {n});
+    launch(k, n);
+    x(0) = 255;
+    x(1) = -128;
+  }));
+}
