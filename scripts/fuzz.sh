@@ -1,14 +1,42 @@
 #!/usr/bin/env bash
-# Runs the tile IR fuzzer (a build configured with -DMINITILE_FUZZ=ON) for a
-# while, seeded with the lit inputs, and says what it found.
-#   scripts/fuzz.sh BUILD_DIR SECONDS [extra libFuzzer flags...]
-# The corpus grows in BUILD_DIR/fuzz/corpus (kept between runs); a crash or a
-# hang is written to BUILD_DIR/fuzz/ and fails the run.
+# Runs a fuzzer of a build configured with -DMINITILE_FUZZ=ON for a while and
+# says what it found.
+#   scripts/fuzz.sh BUILD_DIR SECONDS [ir|dsl] [extra libFuzzer flags...]
+# ir (the default): tile-ir-fuzzer, seeded with the lit inputs; dsl:
+# dsl-fuzzer, random DSL programs. The corpus grows in BUILD_DIR/fuzz/ (kept
+# between runs); a crash or a hang is written there and fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:?usage: scripts/fuzz.sh BUILD_DIR SECONDS [libFuzzer flags]}
-seconds=${2:?usage: scripts/fuzz.sh BUILD_DIR SECONDS [libFuzzer flags]}
+usage="usage: scripts/fuzz.sh BUILD_DIR SECONDS [ir|dsl] [libFuzzer flags]"
+build=${1:?$usage}
+seconds=${2:?$usage}
 shift 2
+target=ir
+if [ $# -gt 0 ] && { [ "$1" = ir ] || [ "$1" = dsl ]; }; then
+  target=$1
+  shift
+fi
+
+if [ "$target" = dsl ]; then
+  fuzzer=$build/tests/fuzz/dsl-fuzzer
+  [ -x "$fuzzer" ] || { echo "fuzz: no $fuzzer (configure with -DMINITILE_FUZZ=ON)" >&2; exit 1; }
+  out=$build/fuzz-dsl
+  mkdir -p "$out/corpus"
+  echo "fuzz: $fuzzer for ${seconds}s, corpus $out/corpus"
+  set +e
+  "$fuzzer" "$out/corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+    -print_final_stats=1 -artifact_prefix="$out/" "$@" > "$out/last-run.log" 2>&1
+  status=$?
+  set -e
+  grep -aE '^(#[0-9]+\s+(INITED|DONE)|stat::number|==[0-9]+==|SUMMARY|Test unit written|dsl-fuzzer:)' "$out/last-run.log"
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz: FAILED (exit $status): see $out/last-run.log and the crash-*/timeout-* files in $out/" >&2
+    exit 1
+  fi
+  echo "fuzz: no crash and no hang"
+  exit 0
+fi
+
 fuzzer=$build/tests/fuzz/tile-ir-fuzzer
 [ -x "$fuzzer" ] || { echo "fuzz: no $fuzzer (configure with -DMINITILE_FUZZ=ON)" >&2; exit 1; }
 

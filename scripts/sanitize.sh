@@ -5,7 +5,8 @@
 #   scripts/sanitize.sh [BUILD_DIR] [--full] [--fuzz SECONDS]
 # Builds the CLI, minitile-opt, the DSL and launcher tests and the fuzzer;
 # runs the dsl, lit (the shipped kernels' compilation included) and launcher
-# tests, then the fuzzer for SECONDS (default 60; 0 skips it). --full builds
+# tests, then the tile IR fuzzer for SECONDS (default 60; 0 skips it) and the
+# DSL fuzzer for half as long. --full builds
 # everything and runs the whole ctest instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,11 +44,12 @@ else
     targets+=(launcher-tests)
     tests='^(dsl|lit|launcher)$'
   fi
-  [ "$fuzz" = 1 ] && targets+=(tile-ir-fuzzer)
+  [ "$fuzz" = 1 ] && targets+=(tile-ir-fuzzer dsl-fuzzer)
   cmake --build "$build" --target "${targets[@]}"
   ctest --test-dir "$build" -R "$tests" --output-on-failure
 fi
 
 if [ "$fuzz" = 1 ] && [ "$fuzz_seconds" != 0 ]; then
-  scripts/fuzz.sh "$build" "$fuzz_seconds"
+  scripts/fuzz.sh "$build" "$fuzz_seconds" ir
+  scripts/fuzz.sh "$build" "$(( (fuzz_seconds + 1) / 2 ))" dsl
 fi
