@@ -128,6 +128,26 @@ int64_t minitile::tile::elementBytes(Type type) {
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }
 
+int64_t minitile::tile::maxSharedTileBytes() {
+  static const int64_t bytes = [] {
+    int64_t most = 0;
+    for (const std::string &arch : minitile::Target::supported())
+      most = std::max(most, minitile::Target::get(arch)->sharedMemoryPerBlock);
+    return most;
+  }();
+  return bytes;
+}
+
+int64_t minitile::tile::maxFragmentElements() {
+  static const int64_t elements = [] {
+    int64_t most = 0;
+    for (const std::string &arch : minitile::Target::supported())
+      most = std::max(most, minitile::Target::get(arch)->registersPerSM);
+    return most;
+  }();
+  return elements;
+}
+
 std::optional<int64_t> minitile::tile::checkedProduct(ArrayRef<int64_t> values) {
   int64_t n = 1;
   for (int64_t v : values)
@@ -146,8 +166,8 @@ std::string minitile::tile::whyNotFragment(Type type) {
     if (ShapedType::isDynamic(d) || d < 1 || (d & (d - 1)))
       return "fragment extents are static powers of two";
   std::optional<int64_t> n = checkedProduct(tensor.getShape());
-  if (!n || *n > kMaxFragmentElements)
-    return "a fragment has at most " + std::to_string(kMaxFragmentElements) +
+  if (!n || *n > maxFragmentElements())
+    return "a fragment has at most " + std::to_string(maxFragmentElements()) +
            " elements (a block's registers)";
   if (!tensor.getElementType().isIntOrIndexOrFloat())
     return "fragments hold integers or floats";
@@ -200,8 +220,8 @@ LogicalResult SharedType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!elementType.isIntOrFloat())
     return emitError() << "shared tiles hold integers or floats, not " << elementType;
   std::optional<int64_t> elements = checkedProduct(shape);
-  if (!elements || *elements > kMaxSharedTileBytes / elementBytes(elementType))
-    return emitError() << "a shared tile holds at most " << kMaxSharedTileBytes
+  if (!elements || *elements > maxSharedTileBytes() / elementBytes(elementType))
+    return emitError() << "a shared tile holds at most " << maxSharedTileBytes()
                        << " bytes (a block's shared memory)";
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "swizzle is 0, 32, 64 or 128 bytes, not " << swizzle;

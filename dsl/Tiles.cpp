@@ -32,11 +32,11 @@ void checkFragmentShape(llvm::ArrayRef<int64_t> shape, const SourceLoc &loc,
       throw Error(loc, std::string(what) + ": fragment extents are powers of two; " +
                            shapeText(shape) + " is not");
   int64_t n = product(shape);
-  if (n < 0 || n > tile::kMaxFragmentElements)
+  if (n < 0 || n > tile::maxFragmentElements())
     throw Error(loc, std::string(what) + ": a fragment of " + shapeText(shape) + " has " +
                          (n < 0 ? std::string("more than 2^63") : std::to_string(n)) +
                          " elements; a block's registers hold at most " +
-                         std::to_string(tile::kMaxFragmentElements));
+                         std::to_string(tile::maxFragmentElements()));
 }
 
 /// The fragment value of `a`, which must be one.
@@ -97,11 +97,11 @@ Shared Kernel::shared(DType t, std::vector<int64_t> shape, SourceLoc loc) {
       throw Error(loc, "shared tile extents are positive; " + shapeText(shape) + " is not");
   if (t == DType::i1 || t == DType::index)
     throw Error(loc, std::string("a shared tile cannot hold ") + dtypeName(t));
-  int64_t elements = product(shape);
-  if (elements < 0 || elements > tile::kMaxSharedTileBytes / dtypeBytes(t))
+  int64_t elements = product(shape), limit = k.target->sharedMemoryPerBlock;
+  if (elements < 0 || elements > limit / dtypeBytes(t))
     throw Error(loc, "a shared tile of " + shapeText(shape) + " " + dtypeName(t) +
-                         " is larger than a block's shared memory (" +
-                         std::to_string(tile::kMaxSharedTileBytes) + " bytes)");
+                         " is larger than a block's shared memory on " + k.target->arch +
+                         " (" + std::to_string(limit) + " bytes)");
   int64_t rowBytes = shape.back() * dtypeBytes(t);
   int64_t rows = product(shape) / shape.back();
   int swizzle = (rowBytes % 128 == 0 && rows % 8 == 0) ? 128 : 0;

@@ -60,7 +60,7 @@ set +e
 "$fuzzer" "$corpus" "$seeds" -dict="$dict" -max_total_time="$seconds" -timeout=10 \
   -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
   -artifact_prefix="$build/fuzz/" "$@" 2>&1 | tee "$build/fuzz/last-run.log" |
-  grep -E '^(#[0-9]+\s+(INITED|DONE)|stat::|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written|tile-ir-fuzzer:)'
+  grep -E '^(#[0-9]+\s+(INITED|DONE)|stat::|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written|tile-ir-fuzzer:|INFO: fuzzed for)'
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -ne 0 ]; then

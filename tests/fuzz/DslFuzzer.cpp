@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dsl/Build.h"
-#include "lowering/Pipeline.h"
+#include "lowering/Stages.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -158,7 +158,7 @@ struct RandomKernel : Generator {
     case 15: tiles.push_back(kk.shared(dtype(), shape())); break;
     case 16:
       if (Tensor *t = tensor(); t && !tiles.empty())
-        kk.copy(*t, operands(t->rank()), *tile(), coin() ? std::vector<int64_t>{} : shape());
+        copy(*t, operands(t->rank()), *tile(), coin() ? std::vector<int64_t>{} : shape());
       break;
     case 17:
       if (tiles.size() >= 2)
@@ -227,6 +227,7 @@ const mlir::DialectRegistry &registry() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FuzzedDataProvider in(data, size);
   mlir::MLIRContext ctx(registry(), mlir::MLIRContext::Threading::DISABLED);
+  ctx.printOpOnDiagnostic(false);
   mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return mlir::success(); });
   RandomKernel gen(in);
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -241,7 +242,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::fprintf(stderr, "dsl-fuzzer: %s\n", e.what());
     defect("the DSL threw something other than minitile::Error");
   }
-  PipelineOptions opts;
+  StageOptions opts;
   if (mlir::succeeded(runTilePasses(*module, opts)))
     (void)lowerToLLVMDialect(*module, opts);
   return 0;

@@ -9,7 +9,7 @@
 // parse back.
 //
 //===----------------------------------------------------------------------===//
-#include "lowering/Pipeline.h"
+#include "lowering/Stages.h"
 #include "tools/minitile-opt/ParserGuard.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -61,6 +61,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 16384)
     return -1;
   mlir::MLIRContext ctx(registry(), mlir::MLIRContext::Threading::DISABLED);
+  // Printing the failing op into every diagnostic is most of the cost of a
+  // rejected input.
+  ctx.printOpOnDiagnostic(false);
   // Diagnostics are the expected outcome of most inputs: keep them quiet.
   mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) {
     return mlir::success();
@@ -80,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!parse(ctx, printed))
     defect("a verified module does not parse back from its printed form", *module);
 
-  minitile::PipelineOptions opts;
+  minitile::StageOptions opts;
   if (mlir::failed(minitile::runTilePasses(*module, opts)))
     return 0;
   if (mlir::failed(mlir::verify(*module)))
