@@ -33,6 +33,23 @@ const mlir::DialectRegistry &registry() {
   return *r;
 }
 
+/// A context with every dialect loaded, made anew every 500 inputs: loading
+/// the LLVM and NVVM dialects for each input would be most of the work, and
+/// a context kept for ever grows with the names and types inputs make up.
+mlir::MLIRContext &context() {
+  static std::unique_ptr<mlir::MLIRContext> ctx;
+  static unsigned uses = 0;
+  if (!ctx || ++uses % 500 == 0) {
+    ctx = std::make_unique<mlir::MLIRContext>(registry(),
+                                              mlir::MLIRContext::Threading::DISABLED);
+    ctx->loadAllAvailableDialects();
+    // Printing the failing op into every diagnostic is most of the cost of a
+    // rejected input.
+    ctx->printOpOnDiagnostic(false);
+  }
+  return *ctx;
+}
+
 /// A defect: print what was wrong and abort, so libFuzzer keeps the input.
 [[noreturn]] void defect(const char *what, mlir::Operation *op) {
   std::fprintf(stderr, "tile-ir-fuzzer: %s\n", what);
@@ -60,10 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // Large inputs only slow the search down.
   if (size > 16384)
     return -1;
-  mlir::MLIRContext ctx(registry(), mlir::MLIRContext::Threading::DISABLED);
-  // Printing the failing op into every diagnostic is most of the cost of a
-  // rejected input.
-  ctx.printOpOnDiagnostic(false);
+  mlir::MLIRContext &ctx = context();
   // Diagnostics are the expected outcome of most inputs: keep them quiet.
   mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) {
     return mlir::success();
