@@ -187,9 +187,9 @@ def Tile_AnyShared : Type<CPred<"::llvm::isa<::minitile::tile::SharedType>($_sel
                           "shared tile", "::minitile::tile::SharedType">;
 // A fragment: a statically shaped builtin tensor, with a #tile.frag layout
 // once layouts are assigned.
-def Tile_Fragment : Type<CPred<"::llvm::isa<::mlir::RankedTensorType>($_self) && "
-                               "::llvm::cast<::mlir::RankedTensorType>($_self).hasStaticShape()">,
-                         "fragment", "::mlir::RankedTensorType">;
+def Tile_Fragment : Type<CPred<"::minitile::tile::isFragmentType($_self)">,
+                         "fragment (a static shape of power-of-two extents, at most "
+                         "65536 elements)", "::mlir::RankedTensorType">;
 def Tile_AnyLocal : Type<CPred<"::llvm::isa<::minitile::tile::LocalType>($_self)">,
                          "tile local variable", "::minitile::tile::LocalType">;
 

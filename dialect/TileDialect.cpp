@@ -128,6 +128,54 @@ int64_t minitile::tile::elementBytes(Type type) {
   return std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
 }
 
+int64_t minitile::tile::maxSharedTileBytes() {
+  static const int64_t bytes = [] {
+    int64_t most = 0;
+    for (const std::string &arch : minitile::Target::supported())
+      most = std::max(most, minitile::Target::get(arch)->sharedMemoryPerBlock);
+    return most;
+  }();
+  return bytes;
+}
+
+int64_t minitile::tile::maxFragmentElements() {
+  static const int64_t elements = [] {
+    int64_t most = 0;
+    for (const std::string &arch : minitile::Target::supported())
+      most = std::max(most, minitile::Target::get(arch)->registersPerSM);
+    return most;
+  }();
+  return elements;
+}
+
+std::optional<int64_t> minitile::tile::checkedProduct(ArrayRef<int64_t> values) {
+  int64_t n = 1;
+  for (int64_t v : values)
+    if (__builtin_mul_overflow(n, v, &n))
+      return std::nullopt;
+  return n;
+}
+
+std::string minitile::tile::whyNotFragment(Type type) {
+  auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return "a fragment is a ranked tensor";
+  if (tensor.getRank() == 0)
+    return "a fragment has at least one dimension";
+  for (int64_t d : tensor.getShape())
+    if (ShapedType::isDynamic(d) || d < 1 || (d & (d - 1)))
+      return "fragment extents are static powers of two";
+  std::optional<int64_t> n = checkedProduct(tensor.getShape());
+  if (!n || *n > maxFragmentElements())
+    return "a fragment has at most " + std::to_string(maxFragmentElements()) +
+           " elements (a block's registers)";
+  if (!tensor.getElementType().isIntOrIndexOrFloat())
+    return "fragments hold integers or floats";
+  return "";
+}
+
+bool minitile::tile::isFragmentType(Type type) { return whyNotFragment(type).empty(); }
+
 //===----------------------------------------------------------------------===//
 // SharedType: !tile.shared<64x128xbf16, swizzle = 128>
 //===----------------------------------------------------------------------===//
@@ -171,6 +219,10 @@ LogicalResult SharedType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "shared tile dimensions are positive, not " << d;
   if (!elementType.isIntOrFloat())
     return emitError() << "shared tiles hold integers or floats, not " << elementType;
+  std::optional<int64_t> elements = checkedProduct(shape);
+  if (!elements || *elements > maxSharedTileBytes() / elementBytes(elementType))
+    return emitError() << "a shared tile holds at most " << maxSharedTileBytes()
+                       << " bytes (a block's shared memory)";
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "swizzle is 0, 32, 64 or 128 bytes, not " << swizzle;
   if (swizzle) {

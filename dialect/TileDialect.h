@@ -40,6 +40,25 @@ public:
 /// Bytes of one element of `type` (an int, float or index type).
 int64_t elementBytes(mlir::Type type);
 
+/// Most stages a pipelined loop (and a staged shared tile) has.
+constexpr int64_t kMaxStages = 16;
+/// Bounds that hold whatever the target, so that types and ops verify (and
+/// passes never compute with absurd sizes) without knowing it: a shared tile
+/// holds at most the largest shared memory of a block on any target, a
+/// fragment at most as many elements as the largest register file of a
+/// multiprocessor has 32-bit registers (minitile/target.h).
+int64_t maxSharedTileBytes();
+int64_t maxFragmentElements();
+
+/// The product of `values`, or nothing when it overflows int64.
+std::optional<int64_t> checkedProduct(llvm::ArrayRef<int64_t> values);
+
+/// A fragment type: a builtin ranked tensor of ints or floats with a static
+/// shape of power-of-two extents and at most maxFragmentElements() elements.
+bool isFragmentType(mlir::Type type);
+/// Why `type` is not a fragment type ("" when it is).
+std::string whyNotFragment(mlir::Type type);
+
 class ViewOp;
 class KernelOp;
 /// The tile.view a tensor value derives from through tile.slice, or null.

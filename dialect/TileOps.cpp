@@ -9,6 +9,15 @@
 using namespace mlir;
 using namespace minitile::tile;
 
+/// The tile.yield ending `block`, or null when it ends otherwise. Op
+/// verifiers run before the verifier looks at their regions, so a body may
+/// still end in anything, or in nothing.
+static YieldOp yieldOf(Block &block) {
+  if (block.empty())
+    return nullptr;
+  return llvm::dyn_cast<YieldOp>(block.back());
+}
+
 //===----------------------------------------------------------------------===//
 // Functions
 //===----------------------------------------------------------------------===//
@@ -108,7 +117,28 @@ LogicalResult KernelOp::verify() {
   if (getNumThreads() > 1024)
     return emitOpError("a block holds at most 1024 threads, not ")
            << getNumThreads();
-  return success();
+  // Every tensor value in device code is a fragment that fits the block's
+  // registers, whichever op (a tile op, or arith on fragments) makes it.
+  auto check = [](Operation *op, Value v) {
+    if (!llvm::isa<RankedTensorType, UnrankedTensorType>(v.getType()))
+      return success();
+    std::string why = whyNotFragment(v.getType());
+    if (why.empty())
+      return success();
+    return LogicalResult(op->emitOpError("has a value of ") << v.getType() << ": " << why);
+  };
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (failed(check(op, v)))
+        return WalkResult::interrupt();
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Value v : block.getArguments())
+          if (failed(check(op, v)))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
@@ -343,7 +373,9 @@ static LogicalResult verifyCarried(Operation *op, Block &body, ValueRange inits,
                                    Block::BlockArgListType iterArgs, TypeRange results) {
   if (body.getNumArguments() != inits.size() + 1 || !body.getArgument(0).getType().isIndex())
     return op->emitOpError("body takes the index and one value per iter_arg");
-  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  YieldOp yield = yieldOf(body);
+  if (!yield)
+    return op->emitOpError("body ends with a tile.yield");
   if (yield.getValues().getTypes() != results)
     return op->emitOpError("body yields ")
            << yield.getValues().size() << " values for " << results.size()
@@ -418,7 +450,10 @@ LogicalResult ParallelOp::verify() {
   Block &body = getBody().front();
   if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
     return emitOpError("body takes one index argument");
-  if (!llvm::cast<YieldOp>(body.getTerminator()).getValues().empty())
+  YieldOp yield = yieldOf(body);
+  if (!yield)
+    return emitOpError("body ends with a tile.yield");
+  if (!yield.getValues().empty())
     return emitOpError("body yields no values");
   return success();
 }
@@ -433,7 +468,9 @@ LogicalResult IfOp::verify() {
   for (Region *region : {&getThenRegion(), &getElseRegion()}) {
     if (region->empty())
       continue;
-    auto yield = llvm::cast<YieldOp>(region->front().getTerminator());
+    YieldOp yield = yieldOf(region->front());
+    if (!yield)
+      return emitOpError("regions end with a tile.yield");
     if (yield.getValues().getTypes() != getResultTypes())
       return emitOpError("regions yield the types of its results");
   }
@@ -447,14 +484,12 @@ LogicalResult IfOp::verify() {
 // Tiles
 //===----------------------------------------------------------------------===//
 
-namespace {
-int64_t product(ArrayRef<int64_t> v) {
-  int64_t n = 1;
-  for (int64_t x : v)
-    n *= x;
-  return n;
+LogicalResult AllocSharedOp::verify() {
+  int64_t stages = getStages();
+  if (stages < 1 || stages > kMaxStages)
+    return emitOpError("has 1 to ") << kMaxStages << " stages, not " << stages;
+  return success();
 }
-} // namespace
 
 LogicalResult CopyOp::verify() {
   auto src = getSource().getType();
@@ -469,7 +504,12 @@ LogicalResult CopyOp::verify() {
   if (src.getElementType() != dst.getElementType())
     return emitOpError("copies ") << src.getElementType() << " into a tile of "
                                   << dst.getElementType();
-  if (product(box) != dst.getNumElements() || box.back() != dst.getShape().back())
+  for (int64_t extent : box)
+    if (extent < 1)
+      return emitOpError("box extents are positive; [") << box << "] is not";
+  std::optional<int64_t> elements = checkedProduct(box);
+  if (!elements || *elements != dst.getNumElements() ||
+      box.back() != dst.getShape().back())
     return emitOpError("a box of [")
            << box << "] does not fill a tile of [" << dst.getShape()
            << "] (its outer extents flatten onto the tile's rows)";
@@ -616,8 +656,9 @@ LogicalResult ReduceOp::verify() {
 
 LogicalResult IotaOp::verify() {
   auto t = getResult().getType();
-  if (getAxis() < 0 || getAxis() >= t.getRank())
-    return emitOpError("axis ") << getAxis() << " of a rank-" << t.getRank() << " fragment";
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= t.getRank())
+    return emitOpError("axis ") << axis << " of a rank-" << t.getRank() << " fragment";
   if (!t.getElementType().isSignlessIntOrIndex())
     return emitOpError("counts in an integer type, not ") << t.getElementType();
   return success();
@@ -666,19 +707,20 @@ LogicalResult PipelinedOp::verify() {
   if (failed(verifyCarried(*this, getBody().front(), getInitArgs(), getRegionIterArgs(),
                            getResultTypes())))
     return failure();
-  if (!getInitArgs().empty() && getGroups() != 1)
+  int64_t stages = getStages(), groups = getGroups();
+  if (!getInitArgs().empty() && groups != 1)
     return emitOpError("carries values from iteration to iteration, so it runs on one "
                        "group, not ")
-           << getGroups();
-  if (getStages() < 1)
-    return emitOpError("needs at least one stage, not ") << getStages();
-  if (getGroups() < 1)
-    return emitOpError("runs on at least one group, not ") << getGroups();
+           << groups;
+  if (stages < 1 || stages > kMaxStages)
+    return emitOpError("has 1 to ") << kMaxStages << " stages, not " << stages;
+  if (groups < 1)
+    return emitOpError("runs on at least one group, not ") << groups;
   // A stage's buffers must always be read by the same group: a group waiting
   // on a stage's barrier by phase parity cannot tell the phase it wants from
   // the one two before it, which another group may still be waiting for.
-  if (getStages() % getGroups())
-    return emitOpError("has ") << getStages() << " stages for " << getGroups()
+  if (stages % groups)
+    return emitOpError("has ") << stages << " stages for " << groups
                                << " groups; the stages must be a multiple of the groups";
   if ((*this)->getParentOfType<PipelinedOp>())
     return emitOpError("cannot nest in another tile.pipelined");

@@ -687,6 +687,7 @@ def Tile_AllocSharedOp : Tile_Op<"alloc_shared", [Tile_InKernel]> {
   let arguments = (ins DefaultValuedAttr<I64Attr, "1">:$stages);
   let results = (outs Tile_AnyShared:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel]> {

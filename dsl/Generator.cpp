@@ -134,8 +134,41 @@ Registry &Registry::global() {
 
 void Registry::add(GeneratorInfo info) {
   if (find(info.name))
-    throw std::logic_error("two minitile kernels are named '" + info.name + "'");
-  generators_.push_back(std::move(info));
+    duplicates_.push_back(std::move(info));
+  else
+    generators_.push_back(std::move(info));
+}
+
+std::string Registry::duplicates() const {
+  if (duplicates_.empty())
+    return "";
+  const GeneratorInfo &second = duplicates_.front();
+  return "two kernels are named '" + second.name + "' (registered in " +
+         find(second.name)->file + " and in " + second.file + ")";
+}
+
+bool isCppIdentifier(const std::string &name) {
+  static const char *const keywords[] = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
+      "break", "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class",
+      "compl", "concept", "const", "consteval", "constexpr", "constinit", "const_cast",
+      "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
+      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern",
+      "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator",
+      "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
+      "requires", "return", "short", "signed", "sizeof", "static", "static_assert",
+      "static_cast", "struct", "switch", "template", "this", "thread_local", "throw",
+      "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+  auto isAlpha = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (name.empty() || !isAlpha(name[0]) ||
+      !std::all_of(name.begin(), name.end(),
+                   [&](char c) { return isAlpha(c) || (c >= '0' && c <= '9'); }))
+    return false;
+  return std::find(std::begin(keywords), std::end(keywords), name) == std::end(keywords);
 }
 
 const GeneratorInfo *Registry::find(const std::string &name) const {

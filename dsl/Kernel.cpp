@@ -30,6 +30,9 @@ KernelState &checked(uint64_t kernel, const SourceLoc &loc) {
   KernelState *k = current();
   if (!k)
     throw Error(loc, "DSL call outside a kernel being built");
+  if (kernel == 0)
+    throw Error(loc, "an empty minitile handle (a default-constructed Value, Tensor, "
+                     "Shared or Var)");
   if (k->id != kernel)
     throw Error(loc, "a value of a kernel that is no longer being built (kept "
                      "from an earlier generate()?)");
@@ -78,11 +81,10 @@ mlir::Type KernelState::type(DType t) const {
 
 mlir::Value KernelState::addArgument(const std::string &name, mlir::Type type,
                                      const SourceLoc &l, bool isSize) {
-  if (name.empty() || !(std::isalpha(name[0]) || name[0] == '_') ||
-      !std::all_of(name.begin(), name.end(),
-                   [](char c) { return std::isalnum(c) || c == '_'; }))
+  if (!isCppIdentifier(name) || name == "stream")
     throw Error(l, "argument name '" + name +
-                       "' is not a C++ identifier (the launcher uses it)");
+                       "' is not a C++ identifier, or is a keyword or 'stream' "
+                       "(the launcher uses it)");
   for (auto &[v, existing] : argNames)
     if (existing == name)
       throw Error(l, "two arguments are named '" + name + "'");
@@ -170,7 +172,7 @@ mlir::Value indexValue(KernelState &k, const Arg &a, const char *what) {
 std::optional<int64_t> staticInt(const Arg &a) {
   if (Access::isConstant(a))
     return Access::intConstant(a);
-  mlir::Value v = Access::get(Access::value(a));
+  mlir::Value v = detail::valueOf(a, "an index");
   if (auto c = v.getDefiningOp<mlir::arith::ConstantIndexOp>())
     return c.value();
   return std::nullopt;
@@ -245,7 +247,7 @@ Tensor Kernel::tensor(const std::string &name, DType t, std::vector<Arg> shape,
                          "; use an integer or float type");
   for (const Arg &d : shape)
     if (!Access::isConstant(d) &&
-        !llvm::isa<mlir::BlockArgument>(Access::get(Access::value(d))))
+        !llvm::isa<mlir::BlockArgument>(detail::valueOf(d, "tensor()")))
       throw Error(d.loc(), "the sizes of tensor '" + name +
                                "' are size() arguments or constants; "
                                "view() it for other shapes");
@@ -433,7 +435,7 @@ void Tensor::store(std::vector<Arg> idx, Arg v, SourceLoc loc) const {
   if (Access::isConstant(v)) {
     value = detail::materialize(k, v, element, ("a store to '" + name_ + "'").c_str());
   } else {
-    value = Access::get(Access::value(v));
+    value = detail::valueOf(v, ("a store to '" + name_ + "'").c_str());
     mlir::Type vt = value.getType();
     if (mlir::getElementTypeOrSelf(vt) != element)
       throw Error(loc, "store to '" + name_ + "': the value is " +

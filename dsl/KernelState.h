@@ -120,6 +120,10 @@ KernelState &checked(uint64_t kernel, const SourceLoc &loc);
 KernelState &kernelFor(std::initializer_list<const Arg *> args,
                        const SourceLoc &loc);
 
+/// The value of non-constant `a`; an Error at its line when it is empty or
+/// belongs to another kernel. `what` names the call ("if_()").
+mlir::Value valueOf(const Arg &a, const char *what);
+
 /// Makes `a` an MLIR value. A constant takes type `like` when given, else
 /// index for integers, f32 for floats, i1 for bools.
 mlir::Value materialize(KernelState &k, const Arg &a,

@@ -14,16 +14,15 @@ namespace {
 
 using detail::shapeText;
 
+/// The number of elements of `shape`, or -1 when it overflows int64.
 int64_t product(llvm::ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  return tile::checkedProduct(shape).value_or(-1);
 }
 
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-/// Fragments are tiles of registers: static shapes with power-of-two extents.
+/// Fragments are tiles of registers: static shapes with power-of-two extents
+/// that fit the registers of a block. Checked before anything is built.
 void checkFragmentShape(llvm::ArrayRef<int64_t> shape, const SourceLoc &loc,
                         const char *what) {
   if (shape.empty())
@@ -32,13 +31,19 @@ void checkFragmentShape(llvm::ArrayRef<int64_t> shape, const SourceLoc &loc,
     if (!isPowerOfTwo(d))
       throw Error(loc, std::string(what) + ": fragment extents are powers of two; " +
                            shapeText(shape) + " is not");
+  int64_t n = product(shape);
+  if (n < 0 || n > tile::maxFragmentElements())
+    throw Error(loc, std::string(what) + ": a fragment of " + shapeText(shape) + " has " +
+                         (n < 0 ? std::string("more than 2^63") : std::to_string(n)) +
+                         " elements; a block's registers hold at most " +
+                         std::to_string(tile::maxFragmentElements()));
 }
 
 /// The fragment value of `a`, which must be one.
 mlir::Value fragmentOf(KernelState &k, const Arg &a, const char *what) {
   if (Access::isConstant(a))
     throw Error(a.loc(), std::string(what) + " takes a fragment, not a constant");
-  mlir::Value v = Access::get(Access::value(a));
+  mlir::Value v = detail::valueOf(a, what);
   if (!llvm::isa<mlir::RankedTensorType>(v.getType()))
     throw Error(a.loc(), std::string(what) + " takes a fragment, not " +
                              detail::describe(v.getType()));
@@ -92,6 +97,11 @@ Shared Kernel::shared(DType t, std::vector<int64_t> shape, SourceLoc loc) {
       throw Error(loc, "shared tile extents are positive; " + shapeText(shape) + " is not");
   if (t == DType::i1 || t == DType::index)
     throw Error(loc, std::string("a shared tile cannot hold ") + dtypeName(t));
+  int64_t elements = product(shape), limit = k.target->sharedMemoryPerBlock;
+  if (elements < 0 || elements > limit / dtypeBytes(t))
+    throw Error(loc, "a shared tile of " + shapeText(shape) + " " + dtypeName(t) +
+                         " is larger than a block's shared memory on " + k.target->arch +
+                         " (" + std::to_string(limit) + " bytes)");
   int64_t rowBytes = shape.back() * dtypeBytes(t);
   int64_t rows = product(shape) / shape.back();
   int swizzle = (rowBytes % 128 == 0 && rows % 8 == 0) ? 128 : 0;
@@ -121,6 +131,9 @@ void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
   if (src.dtype() != dst.dtype())
     throw Error(loc, std::string("copy() of '") + src.name() + "' (" +
                          dtypeName(src.dtype()) + ") into a tile of " + dtypeName(dst.dtype()));
+  for (int64_t extent : box)
+    if (extent < 1)
+      throw Error(loc, "copy(): box extents are positive; " + shapeText(box) + " is not");
   if (product(box) != product(dst.shape()) || box.back() != dst.shape().back())
     throw Error(loc, "copy(): a box of " + shapeText(box) + " does not fill a tile of " +
                          shapeText(dst.shape()) +
@@ -133,9 +146,9 @@ void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
 void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
                        PipelinedOptions options) {
   KernelState &k = detail::checked(id_, lo.loc());
-  if (options.stages < 1 || options.stages > 16)
-    throw Error(lo.loc(), "pipelined(): stages is 1 to 16, not " +
-                              std::to_string(options.stages));
+  if (options.stages < 1 || options.stages > tile::kMaxStages)
+    throw Error(lo.loc(), "pipelined(): stages is 1 to " + std::to_string(tile::kMaxStages) +
+                              ", not " + std::to_string(options.stages));
   if (options.groups < 1 || (k.block && (*k.block)[0] % (128 * options.groups) != 0))
     throw Error(lo.loc(), "pipelined(): " + std::to_string(options.groups) +
                               " groups of warpgroups need a multiple of " +
@@ -183,6 +196,7 @@ Value gemm(const Shared &a, const Shared &b, bool transposeB, Value acc, SourceL
   auto type = mlir::RankedTensorType::get({M, N}, k.b.getF32Type());
   mlir::Value c;
   if (acc.valid()) {
+    detail::checked(Access::kernelOf(acc), loc);
     c = Access::get(acc);
     if (c.getType() != type)
       throw Error(loc, "gemm(): the accumulator is " + detail::describe(c.getType()) +
@@ -223,6 +237,7 @@ void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, Sour
                          dtypeName(t.dtype()));
   mlir::Value m;
   if (mask.valid()) {
+    detail::checked(Access::kernelOf(mask), loc);
     m = Access::get(mask);
     auto mt = llvm::dyn_cast<mlir::RankedTensorType>(m.getType());
     if (!mt || mt.getShape() != type.getShape() || !mt.getElementType().isInteger(1))

@@ -9,6 +9,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 
 namespace minitile {
@@ -60,10 +62,19 @@ KernelState &kernelFor(std::initializer_list<const Arg *> args,
   return *current();
 }
 
+mlir::Value valueOf(const Arg &a, const char *what) {
+  const Value &v = Access::value(a);
+  if (!v.valid())
+    throw Error(a.loc(), std::string(what) +
+                             ": an operand is an empty minitile::Value (never assigned)");
+  checked(Access::kernelOf(v), a.loc());
+  return Access::get(v);
+}
+
 mlir::Value materialize(KernelState &k, const Arg &a,
                         std::optional<mlir::Type> like, const char *what) {
   if (!Access::isConstant(a))
-    return Access::get(Access::value(a));
+    return valueOf(a, what);
   mlir::OpBuilder &b = k.b;
   mlir::Location loc = k.loc(a.loc());
   mlir::Type t = like.value_or(
@@ -87,8 +98,19 @@ mlir::Value materialize(KernelState &k, const Arg &a,
     if (element.isInteger(1) && !Access::isBoolConstant(a) && c != 0 && c != 1)
       throw Error(a.loc(), std::string("constant ") + std::to_string(c) +
                                " in " + what + " is not a bool");
+    // 2^63 as a double: the float constants int64 holds are below it.
+    constexpr double kTwo63 = 9223372036854775808.0;
+    if (Access::isFloatConstant(a) && !(c >= -kTwo63 && c < kTwo63))
+      throw Error(a.loc(), "constant " + std::to_string(c) + " in " + what +
+                               " does not fit " + describe(element));
     int64_t v = Access::isFloatConstant(a) ? static_cast<int64_t>(c)
                                            : Access::intConstant(a);
+    // Narrow integers take what their bits hold, read signed or unsigned.
+    unsigned width = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+    if (width < 64 && !element.isInteger(1) && !llvm::isIntN(width, v) &&
+        !llvm::isUIntN(width, static_cast<uint64_t>(v)))
+      throw Error(a.loc(), "constant " + std::to_string(v) + " in " + what +
+                               " does not fit " + describe(element));
     attr = element.isIndex() ? mlir::TypedAttr(b.getIndexAttr(v))
                              : mlir::TypedAttr(b.getIntegerAttr(element, v));
   }
@@ -163,9 +185,9 @@ std::pair<mlir::Value, mlir::Value> unify(KernelState &k, const Arg &a,
   mlir::Location loc = k.loc(where);
   mlir::Value x, y;
   if (!Access::isConstant(a))
-    x = Access::get(Access::value(a));
+    x = detail::valueOf(a, what);
   if (!Access::isConstant(b))
-    y = Access::get(Access::value(b));
+    y = detail::valueOf(b, what);
   if (!x && !y) {
     x = detail::materialize(k, a, std::nullopt, what);
     y = detail::materialize(k, b, x.getType(), what);
@@ -246,24 +268,26 @@ Value compare(const Arg &a, const Arg &b, const char *what, CmpIPredicate ip,
 Arg::Arg(const Element &e, SourceLoc loc) : value_(Value(e)), loc_(loc) {}
 Arg::Arg(const Var &v, SourceLoc loc) : value_(v.get(loc)), loc_(loc) {}
 
-DType Value::dtype() const {
-  if (!impl_)
-    throw std::logic_error("minitile::Value::dtype() of an empty value");
-  return detail::dtypeOf(Access::get(*this).getType());
+/// The MLIR value of `v`, which must be a value of the kernel being built.
+static mlir::Value valueOf(const Value &v, const char *what, const SourceLoc &loc) {
+  if (!v.valid())
+    throw Error(loc, std::string(what) + " of an empty minitile::Value (never assigned)");
+  detail::checked(Access::kernelOf(v), loc);
+  return Access::get(v);
 }
 
-std::vector<int64_t> Value::shape() const {
-  if (!impl_)
-    throw std::logic_error("minitile::Value::shape() of an empty value");
-  if (auto t = llvm::dyn_cast<mlir::RankedTensorType>(Access::get(*this).getType()))
+DType Value::dtype(SourceLoc loc) const {
+  return detail::dtypeOf(valueOf(*this, "dtype()", loc).getType());
+}
+
+std::vector<int64_t> Value::shape(SourceLoc loc) const {
+  if (auto t = llvm::dyn_cast<mlir::RankedTensorType>(valueOf(*this, "shape()", loc).getType()))
     return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
   return {};
 }
 
-int Value::lanes() const {
-  if (!impl_)
-    throw std::logic_error("minitile::Value::lanes() of an empty value");
-  return lanesOf(Access::get(*this).getType());
+int Value::lanes(SourceLoc loc) const {
+  return lanesOf(valueOf(*this, "lanes()", loc).getType());
 }
 
 Value operator+(Arg a, Arg b) {
@@ -498,7 +522,7 @@ Value splat(Arg v, int lanes, SourceLoc loc) {
     auto vec = mlir::VectorType::get({lanes}, element);
     return Access::make(&k, detail::materialize(k, v, vec, "splat()"));
   }
-  mlir::Value x = Access::get(Access::value(v));
+  mlir::Value x = detail::valueOf(v, "splat()");
   if (llvm::isa<mlir::ShapedType>(x.getType()))
     throw Error(loc, "splat() takes a scalar, not " + typeName(x.getType()));
   auto vec = mlir::VectorType::get({lanes}, x.getType());

@@ -74,6 +74,13 @@ bool isWritten(const LauncherOptions &options, tile::HostOp host, unsigned i) {
   return it == options.access.end() || it->second.written;
 }
 
+/// "kernels/clean_logits.cpp:31", or "" for an unknown location.
+std::string where(Location loc) {
+  if (auto file = llvm::dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine());
+  return "";
+}
+
 /// "float *logits", "int64_t S".
 std::string declare(const std::string &type, llvm::StringRef name) {
   return type + (type.back() == '*' ? "" : " ") + name.str();
@@ -153,6 +160,15 @@ bool HostWriter::write(tile::KernelOp kernel, const LauncherOptions &options,
 }
 
 bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &error) {
+  // Sizes are the caller's: their products may overflow, which C++ leaves
+  // undefined. The runtime's checked helpers throw instead, naming the DSL
+  // line that computes the value.
+  auto checked = [&](const char *fn) {
+    return define(op.getResult(0), std::string("minitile::rt::") + fn + "(" +
+                                       name(op.getOperand(0)) + ", " +
+                                       name(op.getOperand(1)) + ", kKernel, " +
+                                       quoted(where(op.getLoc())) + ")");
+  };
   auto bin = [&](const char *sym) {
     return define(op.getResult(0), "(" + name(op.getOperand(0)) + " " + sym + " " +
                                         name(op.getOperand(1)) + ")");
@@ -178,9 +194,9 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         }
         return cannotCompute(op, error);
       })
-      .Case([&](arith::AddIOp) { return !bin("+").empty(); })
-      .Case([&](arith::SubIOp) { return !bin("-").empty(); })
-      .Case([&](arith::MulIOp) { return !bin("*").empty(); })
+      .Case([&](arith::AddIOp) { return !checked("add").empty(); })
+      .Case([&](arith::SubIOp) { return !checked("subtract").empty(); })
+      .Case([&](arith::MulIOp) { return !checked("multiply").empty(); })
       .Case([&](arith::DivSIOp) { return !call("minitile::rt::divide").empty(); })
       .Case([&](arith::RemSIOp) { return !call("minitile::rt::remainder").empty(); })
       .Case([&](arith::CeilDivSIOp) {

@@ -453,7 +453,7 @@ void specialise(KernelOp kernel, MutableArrayRef<std::pair<PipelinedOp, Body>> b
 
   for (auto &[loop, body] : bodies) {
     int64_t perIteration = threads / loop.getGroups();
-    Ring ring{loop.getStages(), allocateBarriers(kernel, loop.getStages(), 1, loc),
+    Ring ring{int64_t(loop.getStages()), allocateBarriers(kernel, loop.getStages(), 1, loc),
               allocateBarriers(kernel, loop.getStages(), perIteration, loc), Value()};
     auto twin = llvm::cast<PipelinedOp>(map.lookup(loop.getOperation()));
     Body twinBody;

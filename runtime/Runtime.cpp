@@ -65,6 +65,23 @@ std::string errorName(CUresult result) {
   return "CUDA error " + std::to_string(static_cast<int>(result));
 }
 
+bool losesContext(CUresult result) {
+  switch (result) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED:
+    return true;
+  default:
+    return false;
+  }
+}
+
 void check(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return;
@@ -73,6 +90,9 @@ void check(CUresult result, const char *call) {
   const char *text = nullptr;
   if (d.cuGetErrorString && d.cuGetErrorString(result, &text) == CUDA_SUCCESS && text)
     message += " (" + std::string(text) + ")";
+  if (losesContext(result))
+    message += "; the CUDA context is lost: a kernel faulted, and this process can "
+               "run nothing more on this GPU";
   throw Error(message, result);
 }
 
@@ -185,16 +205,38 @@ void KernelImage::launch(Dim3 grid, Dim3 block, unsigned smemBytes,
     check(r, ("cuLaunchKernel(" + function_ + ")").c_str());
 }
 
+void overflow(const char *kernel, const char *at) {
+  throw Error(std::string(kernel) + ": the sizes are too large: " +
+              (at && *at ? "the launcher's computation at " + std::string(at)
+                         : std::string("a launcher computation")) +
+              " overflows");
+}
+
 void checkPointer(const char *kernel, const char *name, const void *ptr,
                   int64_t numel, int64_t align) {
   if (numel == 0)
     return;
+  std::string where = std::string(kernel) + ": " + name;
   if (!ptr)
-    throw Error(std::string(kernel) + ": " + name + " is null but holds " +
-                std::to_string(numel) + " elements");
+    throw Error(where + " is null but holds " + std::to_string(numel) + " elements");
   if (reinterpret_cast<uintptr_t>(ptr) % align)
-    throw Error(std::string(kernel) + ": " + name + " is not aligned to " +
-                std::to_string(align) + " bytes");
+    throw Error(where + " is not aligned to " + std::to_string(align) + " bytes");
+  if (numel > INT64_MAX / align)
+    throw Error(where + " holds " + std::to_string(numel) + " elements of " +
+                std::to_string(align) + " bytes: more than memory can");
+  // Without a driver nothing launches anyway (launch() says why); with one,
+  // ask what the pointer is before the kernel faults on it.
+  Driver &d = driver();
+  if (!d.failure.empty())
+    return;
+  ensureContext();
+  unsigned int type = 0;
+  CUresult r = d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                       reinterpret_cast<CUdeviceptr>(ptr));
+  if (r == CUDA_ERROR_INVALID_VALUE || (r == CUDA_SUCCESS && type == 0))
+    throw Error(where + " is not memory the GPU can reach (a host pointer from malloc, "
+                        "new or the stack, or freed memory?): pass device memory");
+  check(r, ("cuPointerGetAttribute(" + where + ")").c_str());
 }
 
 CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
@@ -206,6 +248,11 @@ CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
   cuuint64_t globalDims[5], globalStrides[4];
   cuuint32_t boxDims[5], elementStrides[5];
   for (int d = 0; d < rank; ++d) {
+    // The copies address the tensor with signed 32-bit coordinates.
+    if (dims[d] > INT32_MAX)
+      throw Error(where + ": dimension " + std::to_string(rank - 1 - d) + " has " +
+                  std::to_string(dims[d]) + " elements; the tensor-memory accelerator "
+                  "addresses at most " + std::to_string(INT32_MAX));
     empty = empty || dims[d] <= 0;
     globalDims[d] = std::max<int64_t>(dims[d], 1);
     boxDims[d] = static_cast<cuuint32_t>(box[d]);

@@ -3,8 +3,11 @@
 # Needs root (or sudo) and apt; says what is missing otherwise.
 set -euo pipefail
 
+# clang-22 with its sanitizer and libFuzzer runtimes builds the sanitizer
+# configuration and the fuzzer (scripts/sanitize.sh, run by CI).
 packages=(cmake ninja-build g++ ccache llvm-22-dev libmlir-22-dev mlir-22-tools
-          libcli11-dev libgtest-dev googletest)
+          libcli11-dev libgtest-dev googletest
+          clang-22 libclang-rt-22-dev libfuzzer-22-dev)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -28,8 +31,8 @@ else
   $sudo apt-get update -qq
   if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null; then
     echo "install-deps: apt-get could not install: ${missing[*]}" >&2
-    echo "install-deps: LLVM/MLIR 22 come from Debian bookworm-security (llvm-22-dev," \
-         "libmlir-22-dev, mlir-22-tools); check your apt sources" >&2
+    echo "install-deps: LLVM/MLIR 22 and clang 22 come from Debian bookworm-security" \
+         "(llvm-22-dev, libmlir-22-dev, mlir-22-tools, clang-22, ...); check your apt sources" >&2
     exit 1
   fi
 fi

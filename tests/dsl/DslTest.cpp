@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <functional>
 
 using namespace minitile;
@@ -534,4 +535,221 @@ TEST(DslTilesMisuse, StoreTileOfTheWrongType) {
                    line = __LINE__ + 1;
                    storeTile(y, {0, 0}, f);
                  });
+}
+
+//===----------------------------------------------------------------------===//
+// Robustness (issue 10): misuse that once crashed, aborted or ran for minutes
+// is a minitile::Error at the user's line, raised before any work.
+//===----------------------------------------------------------------------===//
+
+TEST(DslEmptyValues, AsAStoredValue) {
+  unsigned line = 0;
+  expectDslError(line, "a store to 'x': an operand is an empty minitile::Value", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    Value empty;
+    line = __LINE__ + 1;
+    x(0) = empty;
+  });
+}
+
+TEST(DslEmptyValues, AsAnIfCondition) {
+  unsigned line = 0;
+  expectDslError(line, "if_(): an operand is an empty minitile::Value", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    Value empty;
+    line = __LINE__ + 1;
+    k.if_(empty, [] {});
+  });
+}
+
+TEST(DslEmptyValues, AsAGridExtent) {
+  unsigned line = 0;
+  expectDslError(line, "the grid: an operand is an empty minitile::Value", [&](Kernel &k) {
+    k.size("n");
+    k.threads(128);
+    Value empty;
+    line = __LINE__ + 1;
+    k.grid(empty);
+  });
+}
+
+TEST(DslEmptyValues, AsAnIndex) {
+  unsigned line = 0;
+  expectDslError(line, "an index: an operand is an empty minitile::Value", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    Value empty;
+    line = __LINE__ + 1;
+    x(empty) = 1.0;
+  });
+}
+
+TEST(DslEmptyValues, AsAFragment) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile(): an operand is an empty minitile::Value", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Value empty;
+    line = __LINE__ + 1;
+    storeTile(x, {0, 0}, empty);
+  });
+}
+
+TEST(DslEmptyValues, ItsTypeAndShape) {
+  unsigned line = 0;
+  expectDslError(line, "dtype() of an empty minitile::Value", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    Value empty;
+    line = __LINE__ + 1;
+    (void)empty.dtype();
+  });
+  expectDslError(line, "shape() of an empty minitile::Value", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    Value empty;
+    line = __LINE__ + 1;
+    (void)empty.isFragment();
+  });
+}
+
+TEST(DslEmptyValues, AnEmptyVariable) {
+  unsigned line = 0;
+  expectDslError(line, "an empty minitile handle", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    Var v;
+    line = __LINE__ + 1;
+    v = 1;
+  });
+}
+
+/// Expects `body` to fail at `line` with `text`, in well under the minutes
+/// the work it asks for would take.
+void expectQuickDslError(const unsigned &line, const std::string &text,
+                         const std::function<void(Kernel &)> &body) {
+  auto start = std::chrono::steady_clock::now();
+  expectDslError(line, text, body);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(DslAbsurdFragments, ALoadedTile) {
+  unsigned line = 0;
+  expectQuickDslError(line,
+                      "loadTile(): a fragment of [4096, 4096] has 16777216 elements; a "
+                      "block's registers hold at most 65536",
+                      [&](Kernel &k) {
+                        Value n = k.size("n");
+                        Tensor x = k.tensor("x", DType::f32, {n, n});
+                        launch(k, n);
+                        line = __LINE__ + 1;
+                        loadTile(x, {0, 0}, {4096, 4096});
+                      });
+}
+
+TEST(DslAbsurdFragments, AnIotaOf2To31Elements) {
+  unsigned line = 0;
+  expectQuickDslError(line, "iota(): a fragment of [2147483648] has 2147483648 elements",
+                      [&](Kernel &k) {
+                        Value n = k.size("n");
+                        launch(k, n);
+                        line = __LINE__ + 1;
+                        iota({int64_t(1) << 31}, 0);
+                      });
+}
+
+TEST(DslAbsurdFragments, AnElementCountThatOverflows) {
+  unsigned line = 0;
+  expectQuickDslError(line,
+                      "broadcast(): a fragment of [4294967296, 4294967296, 4294967296] has "
+                      "more than 2^63 elements",
+                      [&](Kernel &k) {
+                        Value n = k.size("n");
+                        launch(k, n);
+                        line = __LINE__ + 1;
+                        broadcast(1.0, {int64_t(1) << 32, int64_t(1) << 32, int64_t(1) << 32});
+                      });
+}
+
+TEST(DslAbsurdFragments, ASharedTileLargerThanSharedMemory) {
+  unsigned line = 0;
+  expectQuickDslError(line, "a shared tile of [4294967296, 4294967296] bf16 is larger than a "
+                            "block's shared memory",
+                      [&](Kernel &k) {
+                        Value n = k.size("n");
+                        launch(k, n);
+                        line = __LINE__ + 1;
+                        k.shared(DType::bf16, {int64_t(1) << 32, int64_t(1) << 32});
+                      });
+}
+
+TEST(DslAbsurdFragments, TooManyStages) {
+  unsigned line = 0;
+  expectQuickDslError(line, "pipelined(): stages is 1 to 16, not 1000000", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    line = __LINE__ + 1;
+    k.pipelined(0, n, [&](Value) {}, {.stages = 1000000});
+  });
+}
+
+TEST(DslMisuse, ArgumentNameThatIsAKeyword) {
+  unsigned line = 0;
+  expectDslError(line, "argument name 'class' is not a C++ identifier, or is a keyword",
+                 [&](Kernel &k) {
+                   line = __LINE__ + 1;
+                   k.size("class");
+                 });
+}
+
+TEST(Registry, DuplicateNamesAreReportedNotThrown) {
+  Registry r;
+  auto make = [] { return std::unique_ptr<Generator>(); };
+  EXPECT_EQ(r.duplicates(), "");
+  r.add({"k", "first", "a.cpp", make});
+  r.add({"other", "", "b.cpp", make});
+  EXPECT_EQ(r.duplicates(), "");
+  EXPECT_NO_THROW(r.add({"k", "second", "c.cpp", make}));
+  EXPECT_EQ(r.duplicates(), "two kernels are named 'k' (registered in a.cpp and in c.cpp)");
+  EXPECT_EQ(r.find("k")->summary, "first");
+  EXPECT_EQ(r.all().size(), 2u);
+}
+
+TEST(Registry, CppIdentifiers) {
+  for (const char *ok : {"a", "_x", "clean_logits", "S_kv2", "Class"})
+    EXPECT_TRUE(isCppIdentifier(ok)) << ok;
+  for (const char *bad : {"", "9a", "a-b", "a b", "class", "int", "namespace", "and",
+                          "co_await", "a::b", "é"})
+    EXPECT_FALSE(isCppIdentifier(bad)) << bad;
+}
+
+TEST(DslMisuse, ConstantsThatDoNotFit) {
+  unsigned line = 0;
+  expectDslError(line, "constant 300 in a store to 'x' does not fit i8", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::i8, {n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    x(0) = 300;
+  });
+  // A float constant meeting an index: int64 cannot hold 1e300.
+  expectDslError(line, "does not fit index", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    line = __LINE__ + 1;
+    (void)(n + 1e300);
+  });
+  // 255 fits i8 read unsigned, -128 read signed.
+  EXPECT_NO_THROW(build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::i8, {n});
+    launch(k, n);
+    x(0) = 255;
+    x(1) = -128;
+  }));
 }

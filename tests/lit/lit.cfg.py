@@ -11,7 +11,7 @@ config.test_exec_root = os.path.join(os.path.dirname(config.minitile_tools_dir),
 config.excludes = ["lit.cfg.py", "lit.site.cfg.py.in"]
 
 config.environment["PATH"] = os.pathsep.join(
-    [config.minitile_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+    [config.minitile_tools_dir, config.minitile_tests_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.substitutions.append(("%minitile-src", config.minitile_src_root))
 config.substitutions.append(("%minitile-build", config.minitile_build_root))
 config.substitutions.append(("%python", sys.executable))
@@ -20,3 +20,7 @@ config.substitutions.append(("%minitile-launcher-errors",
 if config.ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+if config.sanitize:
+    config.available_features.add("sanitized")
+if os.geteuid() == 0:
+    config.available_features.add("root")

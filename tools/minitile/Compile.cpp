@@ -127,6 +127,10 @@ CompileResult compile(const CompileRequest &request) {
     } catch (const Error &e) {
       result.error = e.what();
       return result;
+    } catch (const std::exception &e) {
+      // Not a DSL diagnostic (e.g. std::bad_alloc): no line to name.
+      result.error = "error: building kernel '" + request.kernel + "': " + e.what();
+      return result;
     }
   }
   if (request.printIRAfterAll)

@@ -10,8 +10,12 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <iostream>
 #include <map>
+#include <set>
 
 namespace minitile {
 
@@ -26,6 +30,11 @@ int fail(const std::string &message) {
 
 /// A file written in full or not at all: the text goes to a temporary file
 /// beside `path`, renamed over it on commit and removed otherwise.
+///
+/// `path` is a new path or an existing regular file the user may write
+/// (which keeps its permissions). Anything else -- a symbolic link, a
+/// device such as /dev/null, a FIFO, a directory, a read-only file -- is
+/// refused before any work: renaming over it would replace it.
 class OutputFile {
 public:
   explicit OutputFile(std::string path) : path_(std::move(path)) {}
@@ -35,6 +44,19 @@ public:
   }
   /// Creates the temporary file; false with `error` set if it cannot.
   bool open(std::string &error) {
+    struct stat st;
+    if (::lstat(path_.c_str(), &st) == 0) {
+      if (!S_ISREG(st.st_mode)) {
+        error = "'" + path_ + "' is " + kindOf(st.st_mode) +
+                ", not a regular file; -o takes a new path or a regular file";
+        return false;
+      }
+      if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)) || ::access(path_.c_str(), W_OK)) {
+        error = "'" + path_ + "' is read-only; minitile does not replace it";
+        return false;
+      }
+      mode_ = st.st_mode & 07777;
+    }
     llvm::SmallString<256> model(path_);
     model += ".tmp-%%%%%%";
     int fd;
@@ -54,6 +76,10 @@ public:
       stream_->clear_error();
       return false;
     }
+    if (mode_ && ::chmod(temp_.c_str(), *mode_) != 0) {
+      error = "cannot keep the permissions of '" + path_ + "'";
+      return false;
+    }
     if (std::error_code ec = llvm::sys::fs::rename(temp_, path_)) {
       error = "cannot write '" + path_ + "': " + ec.message();
       return false;
@@ -63,9 +89,20 @@ public:
   }
 
 private:
+  static std::string kindOf(mode_t mode) {
+    if (S_ISLNK(mode)) return "a symbolic link";
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
+  }
+
   std::string path_;
   llvm::SmallString<256> temp_;
   std::unique_ptr<llvm::raw_fd_ostream> stream_;
+  std::optional<mode_t> mode_; // of the file replaced
 };
 
 int list() {
@@ -114,11 +151,15 @@ bool cppPaths(const std::string &out, std::pair<std::string, std::string> &paths
 
 int compileCommand(CompileRequest request, const std::vector<std::string> &params,
                    const std::string &output) {
+  std::set<std::string> given;
   for (const std::string &p : params) {
     size_t eq = p.find('=');
     if (eq == std::string::npos || eq == 0)
       return fail("-p takes name=value, not '" + p + "'");
-    request.params.emplace_back(p.substr(0, eq), p.substr(eq + 1));
+    std::string name = p.substr(0, eq);
+    if (!given.insert(name).second)
+      return fail("parameter '" + name + "' is given twice");
+    request.params.emplace_back(name, p.substr(eq + 1));
   }
   bool toStdout = output == "-";
   if (request.emit == Emit::cubin && toStdout)
@@ -173,9 +214,27 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
   return 0;
 }
 
-} // namespace
+/// "" if `ns` is a C++ namespace name (identifiers joined by ::), else why not.
+std::string checkNamespace(const std::string &ns) {
+  if (ns.empty())
+    return "is empty";
+  size_t start = 0;
+  while (true) {
+    size_t end = ns.find("::", start);
+    std::string part = ns.substr(start, end == std::string::npos ? end : end - start);
+    if (!isCppIdentifier(part))
+      return part.empty() ? "has an empty component"
+                          : "has '" + part + "', which is not a C++ identifier";
+    if (end == std::string::npos)
+      return "";
+    start = end + 2;
+  }
+}
 
-int cliMain(int argc, char **argv) {
+int run(int argc, char **argv) {
+  if (std::string dup = Registry::global().duplicates(); !dup.empty())
+    return fail(dup);
+
   CLI::App app{"minitile: a tile language embedded in C++, compiled to PTX"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "help for every subcommand");
@@ -230,11 +289,25 @@ int cliMain(int argc, char **argv) {
   if (it == emits.end())
     return fail("unknown --emit '" + emit + "' (tile, mlir, llvm, ptx, cubin, cpp)");
   request.emit = it->second;
-  if (!request.instanceName.empty() &&
-      !std::all_of(request.instanceName.begin(), request.instanceName.end(),
-                   [](char c) { return std::isalnum(c) || c == '_'; }))
-    return fail("--name '" + request.instanceName + "' is not a C++ identifier");
+  if (compileCmd->count("--name") && !isCppIdentifier(request.instanceName))
+    return fail("--name '" + request.instanceName +
+                "' is not a C++ identifier (or is a keyword)");
+  if (std::string why = checkNamespace(request.cppNamespace); !why.empty())
+    return fail("--namespace '" + request.cppNamespace + "' " + why);
   return compileCommand(request, params, output);
+}
+
+} // namespace
+
+int cliMain(int argc, char **argv) {
+  // Nothing escapes as an abort: every exception is a one-line error.
+  try {
+    return run(argc, argv);
+  } catch (const std::exception &e) {
+    return fail(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail("internal error: an unknown exception");
+  }
 }
 
 } // namespace minitile

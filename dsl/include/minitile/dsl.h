@@ -86,12 +86,16 @@ template <class T> class Param;
 class Value {
 public:
   Value() = default;
-  DType dtype() const;
+  /// An empty value (default-constructed, never assigned) has none of these:
+  /// asking throws minitile::Error at the caller's line.
+  DType dtype(SourceLoc loc = SourceLoc::current()) const;
   /// 1 for scalars, N for a vector of N lanes.
-  int lanes() const;
+  int lanes(SourceLoc loc = SourceLoc::current()) const;
   /// The shape of a fragment; empty for scalars and vectors.
-  std::vector<int64_t> shape() const;
-  bool isFragment() const { return !shape().empty(); }
+  std::vector<int64_t> shape(SourceLoc loc = SourceLoc::current()) const;
+  bool isFragment(SourceLoc loc = SourceLoc::current()) const {
+    return !shape(loc).empty();
+  }
   bool valid() const { return impl_ != nullptr; }
 
 private:
@@ -494,13 +498,24 @@ struct GeneratorInfo {
 class Registry {
 public:
   static Registry &global();
+  /// Registers `info`. A second generator of the same name is not added but
+  /// remembered: registration runs during static initialisation, where
+  /// throwing would abort the program before main() could say why.
   void add(GeneratorInfo info);
   const GeneratorInfo *find(const std::string &name) const;
   const std::vector<GeneratorInfo> &all() const { return generators_; }
+  /// "" when every name is unique; else one line naming a duplicate and the
+  /// files registering it. Tools check it at start-up.
+  std::string duplicates() const;
 
 private:
   std::vector<GeneratorInfo> generators_;
+  std::vector<GeneratorInfo> duplicates_;
 };
+
+/// True for a C++ identifier that is not a keyword: what argument,
+/// launcher and namespace names must be.
+bool isCppIdentifier(const std::string &name);
 
 template <class G> struct Registration {
   Registration(const char *name, const char *summary, const char *file) {

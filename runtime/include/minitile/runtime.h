@@ -33,8 +33,14 @@ private:
   CUresult code_;
 };
 
-/// Throws Error("call: CUDA_ERROR_NAME: description") unless `result` is success.
+/// Throws Error("call: CUDA_ERROR_NAME (description)") unless `result` is
+/// success. For an error that leaves the context unusable (a kernel's illegal
+/// address, for one) the message adds that the context is lost.
 void check(CUresult result, const char *call);
+
+/// True for the errors after which every later CUDA call in the context fails
+/// the same way: the process can launch nothing more on that GPU.
+bool losesContext(CUresult result);
 
 /// The name of a CUDA error ("CUDA_ERROR_INVALID_VALUE").
 std::string errorName(CUresult result);
@@ -136,7 +142,10 @@ private:
 };
 
 /// Checks a tensor argument of a launcher: unless it is empty, its pointer
-/// is non-null and a multiple of `align` bytes.
+/// is non-null, a multiple of `align` bytes, and -- where a CUDA driver is
+/// present -- memory the GPU can reach (device, managed or pinned host
+/// memory; not pageable host memory from malloc, new or the stack). Its
+/// `numel` elements of `align` bytes fit in memory.
 void checkPointer(const char *kernel, const char *name, const void *ptr,
                   int64_t numel, int64_t align);
 
@@ -156,6 +165,31 @@ CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
 int64_t divide(int64_t a, int64_t b, const char *kernel);
 int64_t remainder(int64_t a, int64_t b, const char *kernel);
 int64_t ceilDivide(int64_t a, int64_t b, const char *kernel);
+
+/// Throws the Error of a launcher computation that overflows its type; `at`
+/// is the kernel source line computing it ("" if unknown).
+[[noreturn]] void overflow(const char *kernel, const char *at);
+
+/// Checked integer arithmetic of generated launchers (sizes times sizes):
+/// an overflow throws instead of wrapping.
+template <class T> T add(T a, T b, const char *kernel, const char *at) {
+  T r;
+  if (__builtin_add_overflow(a, b, &r))
+    overflow(kernel, at);
+  return r;
+}
+template <class T> T subtract(T a, T b, const char *kernel, const char *at) {
+  T r;
+  if (__builtin_sub_overflow(a, b, &r))
+    overflow(kernel, at);
+  return r;
+}
+template <class T> T multiply(T a, T b, const char *kernel, const char *at) {
+  T r;
+  if (__builtin_mul_overflow(a, b, &r))
+    overflow(kernel, at);
+  return r;
+}
 
 //===----------------------------------------------------------------------===//
 // Conveniences for tests, examples and benchmarks

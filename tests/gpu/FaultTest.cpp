@@ -1,0 +1,118 @@
+//===- FaultTest.cpp - faults a launch causes, reported by name ----------===//
+//
+// Its own process (ctest gpu-fault): the second test leaves the CUDA context
+// unusable, which no other GPU test could survive. The tests run in order.
+//
+//  1. Pointers the launcher can see are wrong -- pageable host memory, a
+//     freed device buffer -- are refused before the launch with a clear
+//     minitile::rt::Error, and launches afterwards still work.
+//  2. A fault the checks cannot see -- a device buffer far smaller than the
+//     sizes say -- is reported as the CUDA error by name (an illegal
+//     address) through minitile::rt::Error, and every later call says the
+//     context is lost.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuTest.h"
+#include "clean_logits.h"
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+using minitile::rt::DeviceBuffer;
+
+namespace {
+
+/// The minitile::rt::Error `f` throws, if any.
+template <class F> std::optional<minitile::rt::Error> errorOf(F &&f) {
+  try {
+    f();
+  } catch (const minitile::rt::Error &e) {
+    return e;
+  }
+  return std::nullopt;
+}
+
+/// clean_logits on a fresh [S, T] buffer with windows [1, T - 1): checks
+/// every entry, so a launch that "works" really ran.
+void cleanLogitsWorks(int64_t S, int64_t T) {
+  DeviceBuffer<float> logits(S * T);
+  logits.fillWords(gputest::kPoison);
+  DeviceBuffer<int32_t> ks(std::vector<int32_t>(S, 1)),
+      ke(std::vector<int32_t>(S, int32_t(T - 1)));
+  minitile::kernels::clean_logits(S, T, logits.get(), ks.get(), ke.get());
+  minitile::rt::synchronize();
+  std::vector<float> out = logits.download();
+  for (int64_t s = 0; s < S; ++s)
+    for (int64_t t = 0; t < T; ++t) {
+      bool outside = t < 1 || t >= T - 1;
+      ASSERT_EQ(gputest::bits(out[s * T + t]), outside ? gputest::kNegInf : gputest::kPoison)
+          << "s=" << s << " t=" << t;
+    }
+}
+
+} // namespace
+
+TEST(Fault, HostPointersAreRefusedBeforeTheLaunch) {
+  std::vector<float> host(64 * 64);
+  DeviceBuffer<int32_t> ks(std::vector<int32_t>(64, 0)), ke(std::vector<int32_t>(64, 8));
+  auto e = errorOf([&] {
+    minitile::kernels::clean_logits(64, 64, host.data(), ks.get(), ke.get());
+  });
+  ASSERT_TRUE(e) << "a host pointer was launched on";
+  EXPECT_EQ(e->code(), CUDA_SUCCESS) << e->what();
+  EXPECT_NE(std::string(e->what()).find("clean_logits: logits is not memory the GPU can reach"),
+            std::string::npos)
+      << e->what();
+  cleanLogitsWorks(64, 64);
+}
+
+TEST(Fault, FreedBuffersAreRefusedBeforeTheLaunch) {
+  float *freed;
+  {
+    DeviceBuffer<float> logits(64 * 64);
+    freed = logits.get();
+  }
+  DeviceBuffer<int32_t> ks(std::vector<int32_t>(64, 0)), ke(std::vector<int32_t>(64, 8));
+  auto e = errorOf([&] {
+    minitile::kernels::clean_logits(64, 64, freed, ks.get(), ke.get());
+  });
+  ASSERT_TRUE(e) << "a freed buffer was launched on";
+  EXPECT_NE(std::string(e->what()).find("not memory the GPU can reach"), std::string::npos)
+      << e->what();
+  cleanLogitsWorks(64, 64);
+}
+
+TEST(Fault, AFaultIsNamedAndLaterCallsSayTheContextIsLost) {
+  // 4 KiB of logits but sizes that say 16 GiB: every check passes (the base
+  // pointer is device memory), and the kernel writes far past the buffer.
+  const int64_t S = 65536, T = 65536;
+  DeviceBuffer<float> small(1024);
+  DeviceBuffer<int32_t> ks(std::vector<int32_t>(S, int32_t(T))),
+      ke(std::vector<int32_t>(S, int32_t(T)));
+  // ks = ke = T: every row is all -inf, so every entry is written.
+  auto e = errorOf([&] {
+    minitile::kernels::clean_logits(S, T, small.get(), ks.get(), ke.get());
+    minitile::rt::synchronize();
+  });
+  ASSERT_TRUE(e) << "writing 16 GiB into 4 KiB did not fault";
+  std::printf("the fault: %s\n", e->what());
+  // An out-of-bounds store is CUDA_ERROR_ILLEGAL_ADDRESS, named in the message.
+  EXPECT_EQ(e->code(), CUDA_ERROR_ILLEGAL_ADDRESS) << e->what();
+  EXPECT_NE(std::string(e->what()).find(minitile::rt::errorName(e->code())), std::string::npos)
+      << e->what();
+  EXPECT_NE(std::string(e->what()).find("the CUDA context is lost"), std::string::npos)
+      << e->what();
+
+  // Later work either runs correctly or says why it cannot.
+  auto later = errorOf([] { cleanLogitsWorks(64, 64); });
+  if (later) {
+    std::printf("a later launch: %s\n", later->what());
+    EXPECT_TRUE(minitile::rt::losesContext(later->code())) << later->what();
+    EXPECT_NE(std::string(later->what()).find("the CUDA context is lost"), std::string::npos)
+        << later->what();
+  } else {
+    std::printf("a later launch ran correctly\n");
+  }
+}
