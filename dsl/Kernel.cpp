@@ -10,6 +10,7 @@
 #include "dsl/Build.h"
 #include "dsl/KernelState.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
@@ -214,6 +215,11 @@ template <class F> void buildInto(KernelState &k, mlir::Block &block, F &&body) 
 
 } // namespace
 
+llvm::SmallVector<mlir::Value> detail::tensorIndices(KernelState &k,
+                                                     const std::vector<Arg> &idx) {
+  return indexValues(k, idx);
+}
+
 //===----------------------------------------------------------------------===//
 // Arguments and tensors
 //===----------------------------------------------------------------------===//
@@ -382,10 +388,17 @@ Element::Element(const Tensor &t, std::vector<Arg> idx, SourceLoc loc)
   checkIndices(t, indices_, loc_);
 }
 
-Element::operator Value() const { return tensor_->load(indices_, 1, loc_); }
+Element::operator Value() const {
+  if (shared_)
+    return detail::loadShared(*shared_, indices_, loc_);
+  return tensor_->load(indices_, 1, loc_);
+}
 
 const Element &Element::operator=(Arg v) const {
-  tensor_->store(indices_, v, v.loc());
+  if (shared_)
+    detail::storeShared(*shared_, indices_, v, v.loc());
+  else
+    tensor_->store(indices_, v, v.loc());
   return *this;
 }
 
@@ -598,6 +611,39 @@ void Kernel::if_(Arg cond, const std::function<void()> &then,
     region(op.getElseRegion(), otherwise);
 }
 
+void Kernel::while_(const std::function<Value()> &cond,
+                    const std::function<void()> &body, SourceLoc loc) {
+  KernelState &k = checked(id_, loc);
+  auto op = tile::WhileOp::create(k.b, k.loc(loc));
+  {
+    mlir::OpBuilder::InsertionGuard guard(k.b);
+    k.b.setInsertionPointToEnd(&op.getCondition().emplaceBlock());
+    Value c = cond();
+    if (!c.valid())
+      throw Error(loc, "the condition of while_() returned an empty minitile::Value");
+    checked(Access::kernelOf(c), loc);
+    mlir::Value v = Access::get(c);
+    if (!v.getType().isInteger(1))
+      throw Error(loc, "the condition of while_() is a bool, not " +
+                           detail::describe(v.getType()));
+    tile::ConditionOp::create(k.b, k.loc(loc), v);
+  }
+  mlir::Block &block = op.getBody().emplaceBlock();
+  mlir::OpBuilder end = mlir::OpBuilder::atBlockEnd(&block);
+  tile::YieldOp::create(end, k.loc(loc));
+  buildInto(k, block, body);
+}
+
+void Kernel::barrier(SourceLoc loc) {
+  KernelState &k = checked(id_, loc);
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
+    if (llvm::isa<tile::ParallelOp, tile::PipelinedOp>(p))
+      throw Error(loc, std::string("barrier() inside a ") +
+                           (llvm::isa<tile::ParallelOp>(p) ? "parallel()" : "pipelined()") +
+                           " loop: its threads do not all run the same iterations");
+  tile::BarrierOp::create(k.b, k.loc(loc));
+}
+
 Var Kernel::var(Arg init, SourceLoc loc) {
   KernelState &k = checked(id_, loc);
   mlir::Value v = detail::materialize(k, init, std::nullopt, "var()");
@@ -701,7 +747,7 @@ mlir::OwningOpRef<mlir::ModuleOp> buildKernel(mlir::MLIRContext &ctx,
                                               const std::string &name,
                                               const std::string &doc,
                                               const Target &target) {
-  ctx.loadDialect<tile::TileDialect, mlir::arith::ArithDialect>();
+  ctx.loadDialect<tile::TileDialect, mlir::arith::ArithDialect, mlir::math::MathDialect>();
   if (detail::current())
     throw std::logic_error("buildKernel() while another kernel is being built");
   KernelState k(ctx, name, target);
