@@ -108,6 +108,8 @@ LogicalResult KernelOp::verify() {
   if (getNumThreads() > 1024)
     return emitOpError("a block holds at most 1024 threads, not ")
            << getNumThreads();
+  if (std::optional<int32_t> blocks = getMinBlocksPerSm(); blocks && *blocks < 1)
+    return emitOpError("min_blocks_per_sm is positive, not ") << *blocks;
   return success();
 }
 

@@ -73,6 +73,8 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
     `smem_bytes` is the dynamic shared memory the kernel needs. After warp
     specialisation the first `producer_threads` threads (a warpgroup) only
     feed shared memory; the rest, the compute threads, run the program.
+    With `min_blocks_per_sm`, the registers of a thread are capped so that
+    that many blocks fit on a multiprocessor at once (ptxas spills past it).
 
     ```mlir
     tile.kernel @scale_kernel(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
@@ -98,7 +100,8 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        DenseI32ArrayAttr:$block,
                        DefaultValuedAttr<I64Attr, "0">:$smem_bytes,
-                       DefaultValuedAttr<I64Attr, "0">:$producer_threads);
+                       DefaultValuedAttr<I64Attr, "0">:$producer_threads,
+                       OptionalAttr<I32Attr>:$min_blocks_per_sm);
   let extraClassDeclaration = !strconcat(Tile_FunctionExtraDecls, [{
     /// Threads per block (product of `block`).
     int64_t getNumThreads();

@@ -51,7 +51,8 @@ KernelState::KernelState(mlir::MLIRContext &context, const std::string &name,
                               mlir::ArrayAttr(), mlir::StringAttr());
   kernel = tile::KernelOp::create(b, unknown, name + "_kernel", noArgs,
                                   mlir::ArrayAttr(), mlir::ArrayAttr(),
-                                  llvm::ArrayRef<int32_t>{1, 1, 1});
+                                  llvm::ArrayRef<int32_t>{1, 1, 1}, /*smem_bytes=*/0,
+                                  /*producer_threads=*/0, /*min_blocks_per_sm=*/nullptr);
   hostB.setInsertionPointToEnd(&host.getBody().emplaceBlock());
   b.setInsertionPointToEnd(&kernel.getBody().emplaceBlock());
 }
@@ -491,6 +492,21 @@ void Kernel::threads(int x, int y, int z, SourceLoc loc) {
     throw Error(loc, "threads() is set twice");
   k.block = {x, y, z};
   k.kernel.setBlock({x, y, z});
+}
+
+void Kernel::minBlocksPerSM(int blocks, SourceLoc loc) {
+  KernelState &k = checked(id_, loc);
+  if (!k.block)
+    throw Error(loc, "minBlocksPerSM() before threads() is set");
+  int64_t threads = int64_t((*k.block)[0]) * (*k.block)[1] * (*k.block)[2];
+  int64_t perThread = blocks > 0 ? k.target->registersPerSM / (blocks * threads) : 0;
+  if (perThread < 16)
+    throw Error(loc, "minBlocksPerSM(" + std::to_string(blocks) + ") of " +
+                         std::to_string(threads) + " threads would leave " +
+                         std::to_string(perThread) + " registers a thread (of " +
+                         std::to_string(k.target->registersPerSM) + " on " + k.target->arch +
+                         "); at least 16 are needed");
+  k.kernel.setMinBlocksPerSm(blocks);
 }
 
 int Kernel::blockDim(int dim, SourceLoc loc) const {

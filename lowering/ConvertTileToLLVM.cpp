@@ -66,11 +66,15 @@ struct KernelOpLowering : ConvertOpToLLVMPattern<tile::KernelOp> {
     auto fn = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getSymName(), type);
     fn->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
     fn->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), op.getBlockAttr());
-    // setmaxnreg only takes effect with a register cap at entry: one block
-    // per multiprocessor.
-    if (!op.getBody().getOps<hopper::SetMaxNRegOp>().empty() ||
+    // Blocks that must fit on a multiprocessor at once: ptxas caps the
+    // registers for them. setmaxnreg only takes effect with such a cap: one
+    // block per multiprocessor at least.
+    std::optional<int32_t> minBlocks = op.getMinBlocksPerSm();
+    if (!minBlocks &&
         op->walk([](hopper::SetMaxNRegOp) { return WalkResult::interrupt(); }).wasInterrupted())
-      fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
+      minBlocks = 1;
+    if (minBlocks)
+      fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(*minBlocks));
     // Tensor maps are passed by value, as grid constants.
     for (auto [i, type] : llvm::enumerate(op.getArgumentTypes()))
       if (llvm::isa<hopper::TmaDescType>(type)) {

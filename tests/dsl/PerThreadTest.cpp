@@ -125,9 +125,30 @@ TEST(DslWhile, CompilesToAPTXLoop) {
   EXPECT_TRUE(has(text, "llvm.cond_br")) << text;
 }
 
+TEST(DslOccupancy, MinBlocksPerSMOnTheKernel) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    k.minBlocksPerSM(6);
+  });
+  EXPECT_TRUE(has(ir, "min_blocks_per_sm = 6 : i32")) << ir;
+}
+
 //===----------------------------------------------------------------------===//
 // Misuse
 //===----------------------------------------------------------------------===//
+
+TEST(DslPerThreadMisuse, MoreBlocksPerSMThanRegistersAllow) {
+  unsigned line = 0;
+  expectDslError(line, "minBlocksPerSM(33) of 128 threads would leave 15 registers a thread", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    k.minBlocksPerSM(16);
+    k.minBlocksPerSM(32); // 16 registers a thread: still allowed
+    line = __LINE__ + 1;
+    k.minBlocksPerSM(33);
+  });
+}
 
 TEST(DslPerThreadMisuse, SharedElementWithTooFewIndices) {
   unsigned line = 0;

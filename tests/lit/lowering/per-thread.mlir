@@ -3,8 +3,10 @@
 // shuffles NVVM's warp-synchronous intrinsics over the full warp; bit counts
 // LLVM intrinsics; a while loop a block that branches back to its condition.
 
+// Blocks that must fit on a multiprocessor at once cap the registers.
 // CHECK-LABEL: llvm.func @k(
-tile.kernel @k(%p: !tile.ptr<f32>, %n: index, %x: i32) attributes {block = array<i32: 64, 1, 1>} {
+// CHECK-SAME: nvvm.minctasm = 6 : i32
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index, %x: i32) attributes {block = array<i32: 64, 1, 1>, min_blocks_per_sm = 6 : i32} {
   %c0 = arith.constant 0 : index
   %one = arith.constant 1 : i32
   %f = arith.constant 1.0 : f32
