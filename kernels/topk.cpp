@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
 
+#include <algorithm>
 #include <climits>
 
 namespace {
@@ -43,6 +44,9 @@ template <bool Batched> struct TopK : Generator {
                         "keys of the first digit's bin kept in shared memory "
                         "(more go back to the row)"};
   Param<int> unroll{"unroll", 4, 1, 16, "row entries each thread loads at once"};
+  Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
+                         "blocks one multiprocessor must hold at once, registers capped for "
+                         "them (0: 1536 threads' worth)"};
   Param<bool> windows{"windows", false,
                       "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
   Param<bool> withScores{"scores", false, "also write the scores"};
@@ -71,6 +75,7 @@ template <bool Batched> struct TopK : Generator {
       k.require(K <= maxK.get(), "sorted output takes k up to max_k = " +
                                      std::to_string(maxK.get()));
     k.threads(NT);
+    k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM) : std::max(1, 1536 / NT));
     k.grid(S, Batched ? Arg(B) : Arg(1));
 
     Value s = k.blockId(), b = k.blockId(1);
@@ -80,8 +85,7 @@ template <bool Batched> struct TopK : Generator {
     Value lo = windows ? clamp(ks(s), 0, T) : constant(0, DType::index);
     Value hi = windows ? clamp(ke(s), lo, T) : T;
 
-    Value tid = k.threadId(), warp = tid / 32;
-    Value lane = cast(tid % 32, DType::i32);
+    Value tid = k.threadId(), warp = tid / 32, lane = tid % 32;
     Shared hist = k.shared(DType::i32, {2, kBins}); // one counts, the other is scanned
     Shared kept = k.shared(DType::i64, {C});         // keys in the first digit's bin
     Shared counts = k.shared(DType::i32, {2});       // entries written out, keys kept
@@ -120,20 +124,12 @@ template <bool Batched> struct TopK : Generator {
       return (key >> at.first) & ((1ll << at.second) - 1);
     };
 
-    // A slot for each lane where `pred` holds, counted on `counter`: lanes
-    // in order after the warp's one atomic add.
-    auto claim = [&](Value pred, const Element &counter) {
-      Value lanes = warpBallot(pred);
-      Value rank = popcount(lanes & ((1 << lane) - 1));
-      Var base = k.var(DType::i32, 0);
-      k.if_(pred && rank == 0, [&] { base = atomicAdd(counter, popcount(lanes)); });
-      return warpShuffle(base, countTrailingZeros(lanes)) + rank;
-    };
-    // Puts an entry of the answer in its place (its key in the sort buffer
-    // if sorted).
+    // Puts an entry of the answer in the next place (its key in the sort
+    // buffer if sorted). ptxas makes a warp's increments of one counter one
+    // atomic add.
     auto emit = [&](Value out, Value t, Value v, const std::function<Value()> &key) {
-      Value slot = claim(out, counts(0));
       k.if_(out, [&] {
+        Value slot = atomicAdd(counts(0), 1);
         if (sorted) {
           sortBuf(slot) = key();
         } else {
@@ -247,9 +243,8 @@ template <bool Batched> struct TopK : Generator {
           forEachInRow([&](Value valid, Value t, Value v) {
             Value bits = orderedBits(v), d = (bits >> 21) & (kBins - 1);
             emit(valid && (d > bin0 || (last && d == bin0)), t, v, [&] { return keyOf(v, t); });
-            Value inBin = valid && !last && d == bin0;
-            Value slot = claim(inBin, counts(1));
-            k.if_(inBin, [&] {
+            k.if_(valid && !last && d == bin0, [&] {
+              Value slot = atomicAdd(counts(1), 1);
               k.if_(slot < C, [&] { kept(slot) = keyOf(v, t); });
               atomicAdd(hist(1, (bits >> 10) & (kBins - 1)), 1);
             });
