@@ -46,7 +46,7 @@ template <bool Batched> struct TopK : Generator {
   Param<int> unroll{"unroll", 4, 1, 16, "row entries each thread loads at once"};
   Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
                          "blocks one multiprocessor must hold at once, registers capped for "
-                         "them (0: 1536 threads' worth)"};
+                         "them (0: 1536 threads' worth, or as many as shared memory holds)"};
   Param<bool> windows{"windows", false,
                       "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
   Param<bool> withScores{"scores", false, "also write the scores"};
@@ -75,7 +75,12 @@ template <bool Batched> struct TopK : Generator {
       k.require(K <= maxK.get(), "sorted output takes k up to max_k = " +
                                      std::to_string(maxK.get()));
     k.threads(NT);
-    k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM) : std::max(1, 1536 / NT));
+    // The shared tiles below, and the 1 KiB the driver keeps per block.
+    const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? nextPowerOfTwo(maxK) * 8 : 0) +
+                                4 * 1024;
+    const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
+    k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
+                                 : int(std::clamp<int64_t>(std::min<int64_t>(1536 / NT, fit), 1, 32)));
     k.grid(S, Batched ? Arg(B) : Arg(1));
 
     Value s = k.blockId(), b = k.blockId(1);
@@ -141,16 +146,19 @@ template <bool Batched> struct TopK : Generator {
     };
 
     // The row, `unroll` entries per thread at a time (loads first, all lanes
-    // of a warp through the same iterations): body(valid, t, v).
+    // of a warp through the same iterations): body(valid, t, v), v = -inf
+    // past the end.
     auto forEachInRow = [&](const std::function<void(Value, Value, Value)> &body) {
       k.serial(lo, hi, [&](Value base) {
         std::vector<Value> ts, vs;
         for (int u = 0; u < unroll; ++u) {
           ts.push_back(base + u * NT + tid);
-          vs.push_back(row(min(ts.back(), hi - 1)));
+          Var v = k.var(negInf());
+          k.if_(ts.back() < hi, [&] { v = row(ts.back()); });
+          vs.push_back(v);
         }
         for (int u = 0; u < unroll; ++u)
-          body(ts[u] < hi && vs[u] > negInf(), ts[u], vs[u]);
+          body(vs[u] > negInf(), ts[u], vs[u]);
       }, NT * unroll.get());
     };
     // The kept keys: body(valid, key).
