@@ -75,9 +75,10 @@ template <bool Batched> struct TopK : Generator {
       k.require(K <= maxK.get(), "sorted output takes k up to max_k = " +
                                      std::to_string(maxK.get()));
     k.threads(NT);
-    // The shared tiles below, and the 1 KiB the driver keeps per block.
-    const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? nextPowerOfTwo(maxK) * 8 : 0) +
-                                4 * 1024;
+    // The shared tiles below; 4 KiB covers the small ones, the alignment
+    // tile-plan-shared adds and the 1 KiB the driver keeps per block.
+    const int sortSize = nextPowerOfTwo(maxK);
+    const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
                                  : int(std::clamp<int64_t>(std::min<int64_t>(1536 / NT, fit), 1, 32)));
@@ -96,7 +97,6 @@ template <bool Batched> struct TopK : Generator {
     Shared counts = k.shared(DType::i32, {2});       // entries written out, keys kept
     Shared found = k.shared(DType::i32, {3});        // a scan's bin, above it, in it
     Shared warpSums = k.shared(DType::i32, {W});
-    const int sortSize = nextPowerOfTwo(maxK);
     Shared sortBuf = sorted ? k.shared(DType::i64, {sortSize}) : Shared();
 
     // Keys: ascending value order is ascending order of these bits (sign bit
@@ -119,8 +119,8 @@ template <bool Batched> struct TopK : Generator {
     Value L = 64 - countLeadingZeros(cast(max(T - 1, 0), DType::i64));
     auto digitAt = [&](Value p) {
       Value inValue = p < 3;
-      Value top = select(inValue, 64 - 11 * cast(p, DType::i64),
-                         L - 11 * (cast(p, DType::i64) - 3));
+      Value top = select(inValue, 64 - kDigit * cast(p, DType::i64),
+                         L - kDigit * (cast(p, DType::i64) - 3));
       Value shift = max(top - kDigit, select(inValue, constant(32, DType::i64),
                                              constant(0, DType::i64)));
       return std::pair{shift, top - shift};
