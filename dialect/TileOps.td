@@ -1403,8 +1403,9 @@ def Tile_BarrierOp : Tile_Op<"barrier", [Tile_InKernel]> {
   let summary = "waits for every thread of the block (__syncthreads)";
   let description = [{
     Also orders the block's shared-memory accesses before and after it. Every
-    thread of the block must reach it (the compute threads of a
-    warp-specialised kernel meet at `hopper.named_barrier` instead).
+    thread of the block must reach it; in a warp-specialised kernel
+    `tile-warp-specialize` makes it a `hopper.named_barrier` of the compute
+    threads (the producer warpgroup never reaches it).
 
     ```mlir
     tile.kernel @barrier() attributes {block = array<i32: 128, 1, 1>} {
