@@ -13,6 +13,17 @@
 #include "indexer_fwd_unfused.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
+#include "topk.h"
+#include "topk_b4.h"
+#include "topk_b8.h"
+#include "topk_c1024.h"
+#include "topk_c4096.h"
+#include "topk_sorted.h"
+#include "topk_t128.h"
+#include "topk_t512.h"
+#include "topk_u2.h"
+#include "topk_u8.h"
+#include "topk_windows.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -132,10 +143,142 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// topk
+//===----------------------------------------------------------------------===//
+
+/// Logits [S, T] of normal values, rows drawn from a pool of fresh random
+/// numbers at random offsets (so a gigabyte takes a second to make).
+std::vector<float> randomRows(int64_t S, int64_t T) {
+  std::mt19937_64 rng(std::random_device{}());
+  std::normal_distribution<float> normal;
+  std::vector<float> pool(std::min<int64_t>(int64_t(1) << 24, std::max<int64_t>(T, 1) * 64));
+  for (float &x : pool)
+    x = normal(rng);
+  std::uniform_int_distribution<int64_t> at(0, int64_t(pool.size()) - T);
+  std::vector<float> rows(S * T);
+  for (int64_t s = 0; s < S; ++s)
+    std::copy_n(pool.begin() + at(rng), T, rows.begin() + s * T);
+  return rows;
+}
+
+using TopkFn = void (*)(Scalar<int64_t>, Scalar<int64_t>, Scalar<int64_t>, const float *,
+                        int32_t *, CUstream);
+
+void reportTopk(const char *name, const char *rows, int64_t S, int64_t T, int64_t K,
+                double bytesRead, double ms, double copyRate) {
+  double gbs = bytesRead / ms / 1e6;
+  std::printf("%-24s %-13s S=%6lld S_kv=%6lld k=%4lld | %8.1f us | %6.0f MB read | "
+              "%5.0f GB/s | %3.0f%% of the copy's %.0f GB/s\n",
+              name, rows, (long long)S, (long long)T, (long long)K, ms * 1e3, bytesRead / 1e6,
+              gbs, 100.0 * gbs / copyRate, copyRate);
+}
+
+/// Standalone topk on full rows of normal values: every variant at S=16384,
+/// S_kv=4096; the shipped one at longer rows.
+void benchTopkFullRows(double copyRate) {
+  struct {
+    const char *name;
+    TopkFn fn;
+  } variants[] = {{"topk (shipped)", minitile::kernels::topk},
+                  {"threads=128", minitile::kernels::topk_t128},
+                  {"threads=512", minitile::kernels::topk_t512},
+                  {"unroll=2", minitile::kernels::topk_u2},
+                  {"unroll=8", minitile::kernels::topk_u8},
+                  {"candidates=1024", minitile::kernels::topk_c1024},
+                  {"candidates=4096", minitile::kernels::topk_c4096},
+                  {"blocks_per_sm=4", minitile::kernels::topk_b4},
+                  {"blocks_per_sm=8", minitile::kernels::topk_b8},
+                  {"sorted", nullptr}};
+  for (auto [S, T, K, all] : {std::tuple<int64_t, int64_t, int64_t, bool>{16384, 4096, 512, true},
+                              {16384, 4096, 2048, true},
+                              {4096, 65536, 2048, false},
+                              {1024, 262144, 1024, false}}) {
+    DeviceBuffer<float> logits(randomRows(S, T));
+    DeviceBuffer<int32_t> indices(S * K);
+    for (auto &v : variants) {
+      if (!all && v.fn != minitile::kernels::topk)
+        continue;
+      double ms = medianMs([&] {
+        if (v.fn)
+          v.fn(S, T, K, logits.get(), indices.get(), nullptr);
+        else
+          minitile::kernels::topk_sorted(S, T, K, logits.get(), indices.get());
+      });
+      reportTopk(v.name, "full rows", S, T, K, 4.0 * S * T, ms, copyRate);
+    }
+  }
+}
+
+/// DeepSeek-V4's shape: causal windows of ratio 4; only the windows are read.
+void benchTopkCausal(double copyRate) {
+  for (auto [S, T, K] : {std::tuple<int64_t, int64_t, int64_t>{16384, 4096, 512},
+                         {16384, 4096, 1024},
+                         {65536, 16384, 1024}}) {
+    DeviceBuffer<int32_t> ks(S), ke(S);
+    minitile::kernels::make_causal_cu_seqlens(S, T, 4, ks.get(), ke.get());
+    std::vector<int32_t> hke = ke.download();
+    double entries = 0;
+    for (int32_t e : hke)
+      entries += std::clamp<int64_t>(e, 0, T);
+    DeviceBuffer<float> logits(randomRows(S, T));
+    DeviceBuffer<int32_t> indices(S * K);
+    double ms = medianMs(
+        [&] {
+          minitile::kernels::topk_windows(S, T, K, logits.get(), ks.get(), ke.get(),
+                                          indices.get());
+        },
+                         5, S >= 65536 ? 20 : 100);
+    reportTopk("topk windows=true", "causal r=4", S, T, K, 4.0 * entries, ms, copyRate);
+  }
+}
+
+/// The DeepSeek-V4 step: causal windows, the indexer (H = 64, D = 128),
+/// then the top-k indices, timed together.
+void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
+  const int64_t H = 64, D = 128;
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> normal;
+  std::vector<bf16> hq(S * H * D), hkv(T * D);
+  for (bf16 &x : hq)
+    x = bf16::fromFloat(normal(rng));
+  for (bf16 &x : hkv)
+    x = bf16::fromFloat(normal(rng));
+  std::vector<float> hw(S * H);
+  for (float &x : hw)
+    x = normal(rng) / 90.5f;
+  DeviceBuffer<bf16> q(hq), kv(hkv);
+  DeviceBuffer<float> w(hw), logits(S * T);
+  DeviceBuffer<int32_t> ks(S), ke(S), indices(S * K);
+  minitile::kernels::make_causal_cu_seqlens(S, T, 4, ks.get(), ke.get());
+  struct {
+    const char *name;
+    IndexerFn indexer;
+    bool withTopk;
+  } steps[] = {{"indexer_fwd alone", minitile::kernels::indexer_fwd, false},
+               {"indexer_fwd + topk", minitile::kernels::indexer_fwd, true},
+               {"unfused indexer + topk", minitile::kernels::indexer_fwd_unfused, true}};
+  for (auto &step : steps) {
+    double ms = medianMs(
+        [&] {
+          step.indexer(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(),
+                       nullptr);
+          if (step.withTopk)
+            minitile::kernels::topk_windows(S, T, K, logits.get(), ks.get(), ke.get(),
+                                            indices.get());
+        },
+        5, S >= 65536 ? 20 : 50);
+    std::printf("%-24s S=%6lld S_kv=%6lld k=%4lld ratio=4 | %8.3f ms end to end\n", step.name,
+                (long long)S, (long long)T, (long long)K, ms);
+  }
+}
+
 } // namespace
 
-/// minitile-bench [clean|indexer|all] [S ...]: which kernels, and for the
-/// indexer which sequence lengths (S_kv = S / 4); all of them by default.
+/// minitile-bench} // namespace
+
+/// minitile-bench [clean|indexer|topk|all] [S ...]: which kernels, and for
+/// the indexer which sequence lengths (S_kv = S / 4); all of them by default.
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line out at once
   std::string what = argc > 1 ? argv[1] : "all";
@@ -164,7 +307,7 @@ int main(int argc, char **argv) {
                     {"clean_logits_t128_r2", minitile::kernels::clean_logits_t128_r2},
                     {"clean_logits_t256_r1", minitile::kernels::clean_logits_t256_r1}};
     for (auto [S, T] : {std::pair<int64_t, int64_t>{16384, 4096}, {65536, 16384}}) {
-      if (what == "indexer")
+      if (what != "clean" && what != "all")
         break;
       // References moving as many bytes as clean_logits writes (causal, ratio 4:
       // about half of S * S_kv floats): a copy of half that (read + write) and
@@ -175,9 +318,16 @@ int main(int argc, char **argv) {
       for (auto &v : variants)
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
     }
-    if (what != "clean")
+    if (what == "indexer" || what == "all")
       for (int64_t S : lengths)
         benchIndexer(S, S / 4, 4);
+    if (what == "topk" || what == "all") {
+      benchTopkFullRows(copy);
+      benchTopkCausal(copy);
+      for (auto [S, K] : {std::pair<int64_t, int64_t>{4096, 512}, {16384, 512}, {16384, 1024},
+                          {65536, 1024}})
+        benchIndexerThenTopk(S, S / 4, K);
+    }
   } catch (const minitile::rt::Error &e) {
     std::fprintf(stderr, "minitile-bench: %s\n", e.what());
     return 1;

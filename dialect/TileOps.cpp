@@ -138,7 +138,11 @@ LogicalResult KernelOp::verify() {
             return WalkResult::interrupt();
     return WalkResult::advance();
   });
-  return failure(walk.wasInterrupted());
+  if (walk.wasInterrupted())
+    return failure();
+  if (std::optional<int32_t> blocks = getMinBlocksPerSm(); blocks && *blocks < 1)
+    return emitOpError("min_blocks_per_sm is positive, not ") << *blocks;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -287,6 +291,25 @@ LogicalResult ElemsToAlignedOp::verify() {
   if (bytes <= 0 || (bytes & (bytes - 1)))
     return emitOpError("bytes is a positive power of two, not ") << bytes;
   return verifyAccess(*this, getTensor().getType(), getIndices(), Type());
+}
+
+/// Atomics take 32- and 64-bit integers and f32; floats only add and exchange.
+static LogicalResult verifyAtomic(Operation *op, AtomicKind kind, Type value,
+                                  Type element) {
+  if (value != element)
+    return op->emitOpError("a ") << value << " atomic on elements of " << element;
+  if (llvm::isa<FloatType>(value) && kind != AtomicKind::add &&
+      kind != AtomicKind::exchange)
+    return op->emitOpError("'") << stringifyAtomicKind(kind)
+                                << "' takes integers; floats take add and exchange";
+  return success();
+}
+
+LogicalResult AtomicOp::verify() {
+  if (failed(verifyAccess(*this, getTensor().getType(), getIndices(), Type())))
+    return failure();
+  return verifyAtomic(*this, getKind(), getValue().getType(),
+                      getTensor().getType().getElementType());
 }
 
 //===----------------------------------------------------------------------===//
@@ -474,6 +497,15 @@ LogicalResult IfOp::verify() {
     if (yield.getValues().getTypes() != getResultTypes())
       return emitOpError("regions yield the types of its results");
   }
+  return success();
+}
+
+LogicalResult WhileOp::verify() {
+  if (!llvm::isa<ConditionOp>(getCondition().front().back()))
+    return emitOpError("the condition region ends with tile.condition");
+  auto yield = llvm::dyn_cast<YieldOp>(getBody().front().back());
+  if (!yield || !yield.getValues().empty())
+    return emitOpError("the body ends with a tile.yield of no values");
   return success();
 }
 
@@ -727,3 +759,56 @@ LogicalResult PipelinedOp::verify() {
   return success();
 }
 
+
+//===----------------------------------------------------------------------===//
+// Elements of shared tiles, atomics, warp-wide ops
+//===----------------------------------------------------------------------===//
+
+/// A shared access moves the tile's element type, or a vector of it within a
+/// 16-byte chunk.
+static LogicalResult verifySharedAccess(Operation *op, SharedType tile, Type access) {
+  Type element = access;
+  if (auto vec = llvm::dyn_cast<VectorType>(access)) {
+    element = vec.getElementType();
+    int64_t bytes = vec.getNumElements() * elementBytes(element);
+    if (vec.getRank() != 1 || bytes > 16 || (bytes & (bytes - 1)))
+      return op->emitOpError("vector accesses are 2, 4, 8 or 16 bytes, not ") << vec;
+  }
+  if (element != tile.getElementType())
+    return op->emitOpError("accesses ") << access << " in " << tile
+                                        << ": the element types differ";
+  return success();
+}
+
+LogicalResult SharedLoadOp::verify() {
+  return verifySharedAccess(*this, getTile().getType(), getResult().getType());
+}
+
+LogicalResult SharedStoreOp::verify() {
+  return verifySharedAccess(*this, getTile().getType(), getValue().getType());
+}
+
+LogicalResult SharedAtomicOp::verify() {
+  return verifyAtomic(*this, getKind(), getValue().getType(),
+                      getTile().getType().getElementType());
+}
+
+/// Warp-wide ops need every lane of every warp: a block of whole warps.
+static LogicalResult verifyWholeWarps(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (kernel && kernel.getNumThreads() % 32)
+    return op->emitOpError("is warp-wide, but the block's ")
+           << kernel.getNumThreads() << " threads are not whole warps of 32";
+  return success();
+}
+
+LogicalResult ShuffleUpOp::verify() { return verifyWholeWarps(*this); }
+LogicalResult ShuffleDownOp::verify() { return verifyWholeWarps(*this); }
+
+LogicalResult VoteOp::verify() {
+  bool wantsMask = getKind() == VoteKind::ballot;
+  if (wantsMask != getResult().getType().isInteger(32))
+    return emitOpError("'") << stringifyVoteKind(getKind()) << "' gives "
+                            << (wantsMask ? "an i32 mask" : "an i1");
+  return verifyWholeWarps(*this);
+}

@@ -73,6 +73,8 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
     `smem_bytes` is the dynamic shared memory the kernel needs. After warp
     specialisation the first `producer_threads` threads (a warpgroup) only
     feed shared memory; the rest, the compute threads, run the program.
+    With `min_blocks_per_sm`, the registers of a thread are capped so that
+    that many blocks fit on a multiprocessor at once (ptxas spills past it).
 
     ```mlir
     tile.kernel @scale_kernel(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
@@ -98,7 +100,8 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
                        OptionalAttr<DictArrayAttr>:$res_attrs,
                        DenseI32ArrayAttr:$block,
                        DefaultValuedAttr<I64Attr, "0">:$smem_bytes,
-                       DefaultValuedAttr<I64Attr, "0">:$producer_threads);
+                       DefaultValuedAttr<I64Attr, "0">:$producer_threads,
+                       OptionalAttr<I32Attr>:$min_blocks_per_sm);
   let extraClassDeclaration = !strconcat(Tile_FunctionExtraDecls, [{
     /// Threads per block (product of `block`).
     int64_t getNumThreads();
@@ -639,8 +642,70 @@ def Tile_IfOp : Tile_Op<"if", [RecursiveMemoryEffects,
   let hasVerifier = 1;
 }
 
+def Tile_WhileOp : Tile_Op<"while", [RecursiveMemoryEffects, Tile_InKernel,
+    NoRegionArguments]> {
+  let summary = "a loop that runs while a condition computed each time holds";
+  let description = [{
+    Runs `condition`, which ends with `tile.condition %c`; while `%c` is
+    true it runs `body` and starts over. Nothing is carried between
+    iterations but memory: per-thread variables (`tile.local`) and shared
+    tiles. Each thread runs its own loop; where the body holds a block
+    barrier or a warp-wide op, the condition must come out the same in every
+    thread that meets them.
+
+    ```mlir
+    tile.kernel @count_down(%n: i32) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %left = tile.alloc_local : !tile.local<i32>
+      tile.local_store %n, %left : !tile.local<i32>
+      tile.while {
+        %l = tile.local_load %left : !tile.local<i32>
+        %go = arith.cmpi sgt, %l, %c0 : i32
+        tile.condition %go
+      } do {
+        %l = tile.local_load %left : !tile.local<i32>
+        %next = arith.subi %l, %c1 : i32
+        tile.local_store %next, %left : !tile.local<i32>
+        tile.yield
+      }
+      tile.return
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$condition, SizedRegion<1>:$body);
+  let assemblyFormat = "$condition `do` $body attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_ConditionOp : Tile_Op<"condition", [Pure, Terminator,
+    HasParent<"WhileOp">]> {
+  let summary = "ends the condition region of a tile.while: run the body or stop";
+  let description = [{
+    ```mlir
+    tile.kernel @once() attributes {block = array<i32: 32, 1, 1>} {
+      %done = tile.alloc_local : !tile.local<i1>
+      %false = arith.constant false
+      %true = arith.constant true
+      tile.local_store %false, %done : !tile.local<i1>
+      tile.while {
+        %d = tile.local_load %done : !tile.local<i1>
+        %go = arith.xori %d, %true : i1
+        tile.condition %go
+      } do {
+        tile.local_store %true, %done : !tile.local<i1>
+        tile.yield
+      }
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins I1:$condition);
+  let assemblyFormat = "$condition attr-dict";
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["ForOp", "ParallelOp", "IfOp", "PipelinedOp"]>]> {
+    ParentOneOf<["ForOp", "ParallelOp", "IfOp", "PipelinedOp", "WhileOp"]>]> {
   let summary = "ends a loop body or an if region, passing values on";
   let description = [{
     Its values are the `iter_args` of a `tile.for`'s next iteration or the
@@ -1014,8 +1079,9 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
 }
 
 //===----------------------------------------------------------------------===//
-// Shared memory once planned, block barriers, warp shuffles: what the passes
-// lower tiles and fragments to on every target
+// Shared memory once planned, elements of shared tiles, atomics, block
+// barriers and warp-wide ops: what the passes lower tiles and fragments to on
+// every target, and what per-thread DSL code uses directly
 //===----------------------------------------------------------------------===//
 
 def Tile_SharedViewOp : Tile_Op<"shared_view", [Pure, Tile_InKernel]> {
@@ -1070,7 +1136,8 @@ def Tile_SharedLoadOp : Tile_Op<"shared_load", [Tile_InKernel]> {
   let description = [{
     `row` counts rows of the tile seen as a matrix (outer dimensions
     flattened); the lanes stay inside one 16-byte chunk. The tile's swizzle
-    decides the address.
+    decides the address. The result is the tile's element type, or a vector
+    of it.
 
     ```mlir
     tile.kernel @read_back() attributes {block = array<i32: 128, 1, 1>} {
@@ -1087,6 +1154,7 @@ def Tile_SharedLoadOp : Tile_Op<"shared_load", [Tile_InKernel]> {
   let arguments = (ins Tile_AnyShared:$tile, Index:$row, Index:$col);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$tile `[` $row `,` $col `]` attr-dict `:` type($tile) `->` type($result)";
+  let hasVerifier = 1;
 }
 
 def Tile_SharedStoreOp : Tile_Op<"shared_store", [Tile_InKernel]> {
@@ -1112,6 +1180,96 @@ def Tile_SharedStoreOp : Tile_Op<"shared_store", [Tile_InKernel]> {
   }];
   let arguments = (ins AnyType:$value, Tile_AnyShared:$tile, Index:$row, Index:$col);
   let assemblyFormat = "$value `,` $tile `[` $row `,` $col `]` attr-dict `:` type($value) `,` type($tile)";
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind",
+    "the read-modify-write of an atomic op",
+    [I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>, I32EnumAttrCase<"min", 2>,
+     I32EnumAttrCase<"and_", 3, "and">, I32EnumAttrCase<"or_", 4, "or">,
+     I32EnumAttrCase<"xor_", 5, "xor">,
+     I32EnumAttrCase<"exchange", 6>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::minitile::tile";
+}
+def Tile_AtomicKindAttr : EnumAttr<Tile_Dialect, Tile_AtomicKind, "atomic"> {
+  let summary = "the read-modify-write of tile.atomic and tile.shared_atomic";
+  let description = [{
+    `add`, `max`, `min`, `and`, `or`, `xor` or `exchange`, written bare.
+
+    ```mlir
+    tile.kernel @kinds(%x: i32) attributes {block = array<i32: 32, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %t = tile.alloc_shared : !tile.shared<4xi32>
+      %a = tile.shared_atomic max %x, %t[%c0, %c0] : i32, !tile.shared<4xi32>
+      %b = tile.shared_atomic or %x, %t[%c0, %c0] : i32, !tile.shared<4xi32>
+      %c = tile.shared_atomic exchange %x, %t[%c0, %c0] : i32, !tile.shared<4xi32>
+      tile.return
+    }
+    ```
+  }];
+}
+
+defvar Tile_AtomicDescription = [{
+    Replaces the element `x` with `x + value` (`add`), `max(x, value)`,
+    `min(x, value)` (signed), `x & value`, `x | value`, `x ^ value` or `value`
+    (`exchange`), as one indivisible step, and returns `x`. Integers of 32
+    and 64 bits take every kind; f32 takes `add` and `exchange`. Relaxed
+    ordering: atomic against every other atomic op on the element, but no
+    fence; a barrier orders it against plain loads and stores.
+}];
+
+def Tile_AtomicOp : Tile_Op<"atomic", [Tile_InKernel,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "an atomic read-modify-write of one element of a global tensor";
+  let description = !strconcat(Tile_AtomicDescription, [{
+
+    ```mlir
+    tile.kernel @count(%p: !tile.ptr<i32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+      %one = arith.constant 1 : i32
+      %counts = tile.view %p sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+      %i = tile.thread_id x
+      %old = tile.atomic add %one, %counts[%i] : i32, !tile.tensor<?xi32>
+      tile.return
+    }
+    ```
+  }]);
+  let arguments = (ins Tile_AtomicKindAttr:$kind, AnyTypeOf<[I32, I64, F32]>:$value,
+                       Tile_AnyTensor:$tensor, Variadic<Index>:$indices);
+  let results = (outs AnyTypeOf<[I32, I64, F32]>:$result);
+  let assemblyFormat = [{
+    $kind $value `,` $tensor `[` $indices `]` attr-dict `:` type($value) `,` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_SharedAtomicOp : Tile_Op<"shared_atomic", [Tile_InKernel,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "an atomic read-modify-write of one element of a shared tile";
+  let description = !strconcat(Tile_AtomicDescription, [{
+    `row` and `col` address the element as in `tile.shared_load`.
+
+    A histogram of the threads' values, then a barrier before reading it:
+
+    ```mlir
+    tile.kernel @histogram(%x: i32) attributes {block = array<i32: 256, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1 : i32
+      %hist = tile.alloc_shared : !tile.shared<2048xi32>
+      %bin = arith.index_cast %x : i32 to index
+      %old = tile.shared_atomic add %one, %hist[%c0, %bin] : i32, !tile.shared<2048xi32>
+      tile.barrier
+      tile.return
+    }
+    ```
+  }]);
+  let arguments = (ins Tile_AtomicKindAttr:$kind, AnyTypeOf<[I32, I64, F32]>:$value,
+                       Tile_AnyShared:$tile, Index:$row, Index:$col);
+  let results = (outs AnyTypeOf<[I32, I64, F32]>:$result);
+  let assemblyFormat = [{
+    $kind $value `,` $tile `[` $row `,` $col `]` attr-dict `:` type($value) `,` type($tile)
+  }];
+  let hasVerifier = 1;
 }
 
 def Tile_ShuffleXorOp : Tile_Op<"shuffle_xor", [Pure, Tile_InKernel,
@@ -1156,12 +1314,99 @@ def Tile_ShuffleIdxOp : Tile_Op<"shuffle_idx", [Pure, Tile_InKernel,
   let assemblyFormat = "$value `,` $lane attr-dict `:` type($value)";
 }
 
+class Tile_ShuffleByOp<string mnemonic, string which, string example>
+    : Tile_Op<mnemonic, [Pure, Tile_InKernel, AllTypesMatch<["value", "result"]>]> {
+  let summary = "the value of the lane `delta` " # which # " this one";
+  let description = !strconcat([{
+    Every lane of the warp takes part (the kernel's threads are whole warps);
+    a lane whose source would fall outside the warp gets its own value.
+    `delta` may differ from lane to lane.
+}], example);
+  let arguments = (ins AnyTypeOf<[I32, F32]>:$value, I32:$delta);
+  let results = (outs AnyTypeOf<[I32, F32]>:$result);
+  let assemblyFormat = "$value `,` $delta attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def Tile_ShuffleUpOp : Tile_ShuffleByOp<"shuffle_up", "below", [{
+    An inclusive prefix sum over the warp, in five steps:
+
+    ```mlir
+    tile.kernel @prefix_sum(%x: i32) attributes {block = array<i32: 32, 1, 1>} {
+      %lane = tile.thread_id x
+      %l = arith.index_cast %lane : index to i32
+      %c1 = arith.constant 1 : i32
+      %up = tile.shuffle_up %x, %c1 : i32
+      %has = arith.cmpi sge, %l, %c1 : i32
+      %sum = arith.addi %x, %up : i32
+      %x1 = arith.select %has, %sum, %x : i32
+      tile.return
+    }
+    ```
+}]>;
+
+def Tile_ShuffleDownOp : Tile_ShuffleByOp<"shuffle_down", "above", [{
+    ```mlir
+    tile.kernel @next(%x: f32) attributes {block = array<i32: 64, 1, 1>} {
+      %c1 = arith.constant 1 : i32
+      %right = tile.shuffle_down %x, %c1 : f32
+      tile.return
+    }
+    ```
+}]>;
+
+def Tile_VoteKind : I32EnumAttr<"VoteKind", "what a warp vote returns",
+    [I32EnumAttrCase<"ballot", 0>, I32EnumAttrCase<"any", 1>, I32EnumAttrCase<"all", 2>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::minitile::tile";
+}
+def Tile_VoteKindAttr : EnumAttr<Tile_Dialect, Tile_VoteKind, "vote"> {
+  let summary = "what tile.vote returns: ballot, any or all";
+  let description = [{
+    Written bare in `tile.vote`.
+
+    ```mlir
+    tile.kernel @votes(%p: i1) attributes {block = array<i32: 32, 1, 1>} {
+      %lanes = tile.vote ballot %p : i32
+      %some = tile.vote any %p : i1
+      %every = tile.vote all %p : i1
+      tile.return
+    }
+    ```
+  }];
+}
+
+def Tile_VoteOp : Tile_Op<"vote", [Tile_InKernel]> {
+  let summary = "combines a predicate over the lanes of the warp";
+  let description = [{
+    `ballot`: an i32 whose bit l is lane l's predicate; `any` / `all`: an i1,
+    true where some / every lane's predicate is. Every lane of the warp runs
+    it together (the kernel's threads are whole warps). Not pure: no pass
+    moves it across control flow or merges two of them.
+
+    ```mlir
+    tile.kernel @ballot(%x: i32) attributes {block = array<i32: 64, 1, 1>} {
+      %c0 = arith.constant 0 : i32
+      %positive = arith.cmpi sgt, %x, %c0 : i32
+      %lanes = tile.vote ballot %positive : i32
+      %count = math.ctpop %lanes : i32
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Tile_VoteKindAttr:$kind, I1:$predicate);
+  let results = (outs AnyTypeOf<[I32, I1]>:$result);
+  let assemblyFormat = "$kind $predicate attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [Tile_InKernel]> {
   let summary = "waits for every thread of the block (__syncthreads)";
   let description = [{
     Also orders the block's shared-memory accesses before and after it. Every
-    thread of the block must reach it (the compute threads of a
-    warp-specialised kernel meet at `hopper.named_barrier` instead).
+    thread of the block must reach it; in a warp-specialised kernel
+    `tile-warp-specialize` makes it a `hopper.named_barrier` of the compute
+    threads (the producer warpgroup never reaches it).
 
     ```mlir
     tile.kernel @barrier() attributes {block = array<i32: 128, 1, 1>} {

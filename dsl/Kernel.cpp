@@ -10,6 +10,7 @@
 #include "dsl/Build.h"
 #include "dsl/KernelState.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 
@@ -53,7 +54,8 @@ KernelState::KernelState(mlir::MLIRContext &context, const std::string &name,
                               mlir::ArrayAttr(), mlir::StringAttr());
   kernel = tile::KernelOp::create(b, unknown, name + "_kernel", noArgs,
                                   mlir::ArrayAttr(), mlir::ArrayAttr(),
-                                  llvm::ArrayRef<int32_t>{1, 1, 1});
+                                  llvm::ArrayRef<int32_t>{1, 1, 1}, /*smem_bytes=*/0,
+                                  /*producer_threads=*/0, /*min_blocks_per_sm=*/nullptr);
   hostB.setInsertionPointToEnd(&host.getBody().emplaceBlock());
   b.setInsertionPointToEnd(&kernel.getBody().emplaceBlock());
 }
@@ -215,6 +217,11 @@ template <class F> void buildInto(KernelState &k, mlir::Block &block, F &&body) 
 }
 
 } // namespace
+
+llvm::SmallVector<mlir::Value> detail::tensorIndices(KernelState &k,
+                                                     const std::vector<Arg> &idx) {
+  return indexValues(k, idx);
+}
 
 //===----------------------------------------------------------------------===//
 // Arguments and tensors
@@ -384,10 +391,17 @@ Element::Element(const Tensor &t, std::vector<Arg> idx, SourceLoc loc)
   checkIndices(t, indices_, loc_);
 }
 
-Element::operator Value() const { return tensor_->load(indices_, 1, loc_); }
+Element::operator Value() const {
+  if (shared_)
+    return detail::loadShared(*shared_, indices_, loc_);
+  return tensor_->load(indices_, 1, loc_);
+}
 
 const Element &Element::operator=(Arg v) const {
-  tensor_->store(indices_, v, v.loc());
+  if (shared_)
+    detail::storeShared(*shared_, indices_, v, v.loc());
+  else
+    tensor_->store(indices_, v, v.loc());
   return *this;
 }
 
@@ -480,6 +494,21 @@ void Kernel::threads(int x, int y, int z, SourceLoc loc) {
     throw Error(loc, "threads() is set twice");
   k.block = {x, y, z};
   k.kernel.setBlock({x, y, z});
+}
+
+void Kernel::minBlocksPerSM(int blocks, SourceLoc loc) {
+  KernelState &k = checked(id_, loc);
+  if (!k.block)
+    throw Error(loc, "minBlocksPerSM() before threads() is set");
+  int64_t threads = int64_t((*k.block)[0]) * (*k.block)[1] * (*k.block)[2];
+  int64_t perThread = blocks > 0 ? k.target->registersPerSM / (blocks * threads) : 0;
+  if (perThread < 16)
+    throw Error(loc, "minBlocksPerSM(" + std::to_string(blocks) + ") of " +
+                         std::to_string(threads) + " threads would leave " +
+                         std::to_string(perThread) + " registers a thread (of " +
+                         std::to_string(k.target->registersPerSM) + " on " + k.target->arch +
+                         "); at least 16 are needed");
+  k.kernel.setMinBlocksPerSm(blocks);
 }
 
 int Kernel::blockDim(int dim, SourceLoc loc) const {
@@ -600,6 +629,39 @@ void Kernel::if_(Arg cond, const std::function<void()> &then,
     region(op.getElseRegion(), otherwise);
 }
 
+void Kernel::while_(const std::function<Value()> &cond,
+                    const std::function<void()> &body, SourceLoc loc) {
+  KernelState &k = checked(id_, loc);
+  auto op = tile::WhileOp::create(k.b, k.loc(loc));
+  {
+    mlir::OpBuilder::InsertionGuard guard(k.b);
+    k.b.setInsertionPointToEnd(&op.getCondition().emplaceBlock());
+    Value c = cond();
+    if (!c.valid())
+      throw Error(loc, "the condition of while_() returned an empty minitile::Value");
+    checked(Access::kernelOf(c), loc);
+    mlir::Value v = Access::get(c);
+    if (!v.getType().isInteger(1))
+      throw Error(loc, "the condition of while_() is a bool, not " +
+                           detail::describe(v.getType()));
+    tile::ConditionOp::create(k.b, k.loc(loc), v);
+  }
+  mlir::Block &block = op.getBody().emplaceBlock();
+  mlir::OpBuilder end = mlir::OpBuilder::atBlockEnd(&block);
+  tile::YieldOp::create(end, k.loc(loc));
+  buildInto(k, block, body);
+}
+
+void Kernel::barrier(SourceLoc loc) {
+  KernelState &k = checked(id_, loc);
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
+    if (llvm::isa<tile::ParallelOp, tile::PipelinedOp>(p))
+      throw Error(loc, std::string("barrier() inside a ") +
+                           (llvm::isa<tile::ParallelOp>(p) ? "parallel()" : "pipelined()") +
+                           " loop: its threads do not all run the same iterations");
+  tile::BarrierOp::create(k.b, k.loc(loc));
+}
+
 Var Kernel::var(Arg init, SourceLoc loc) {
   KernelState &k = checked(id_, loc);
   mlir::Value v = detail::materialize(k, init, std::nullopt, "var()");
@@ -703,7 +765,7 @@ mlir::OwningOpRef<mlir::ModuleOp> buildKernel(mlir::MLIRContext &ctx,
                                               const std::string &name,
                                               const std::string &doc,
                                               const Target &target) {
-  ctx.loadDialect<tile::TileDialect, mlir::arith::ArithDialect>();
+  ctx.loadDialect<tile::TileDialect, mlir::arith::ArithDialect, mlir::math::MathDialect>();
   if (detail::current())
     throw std::logic_error("buildKernel() while another kernel is being built");
   KernelState k(ctx, name, target);

@@ -97,6 +97,9 @@ struct Access {
     t.static_ = std::move(statics);
   }
   static uint64_t kernelOfTensor(const Tensor &t) { return t.kernel_; }
+  static const Tensor *elementTensor(const Element &e) { return e.tensor_.get(); }
+  static const Shared *elementShared(const Element &e) { return e.shared_.get(); }
+  static const std::vector<Arg> &elementIndices(const Element &e) { return e.indices_; }
   static void *sharedImpl(const Shared &s) { return s.impl_; }
   static uint64_t kernelOfShared(const Shared &s) { return s.kernel_; }
   static void fillShared(Shared &s, KernelState *k, mlir::Value v, DType t,
@@ -128,6 +131,20 @@ mlir::Value valueOf(const Arg &a, const char *what);
 /// index for integers, f32 for floats, i1 for bools.
 mlir::Value materialize(KernelState &k, const Arg &a,
                         std::optional<mlir::Type> like, const char *what);
+
+/// The shared tile's value (tile.alloc_shared).
+mlir::Value sharedValue(const Shared &s);
+/// Row and column of element `idx` of shared tile `s` (its outer dimensions
+/// flattened onto rows), as tile.shared_load/store/atomic address it.
+std::pair<mlir::Value, mlir::Value> sharedRowCol(KernelState &k, const Shared &s,
+                                                 const std::vector<Arg> &idx,
+                                                 const SourceLoc &loc);
+/// Reads / writes element `idx` of shared tile `s`.
+Value loadShared(const Shared &s, const std::vector<Arg> &idx, const SourceLoc &loc);
+void storeShared(const Shared &s, const std::vector<Arg> &idx, const Arg &v,
+                 const SourceLoc &loc);
+/// Tensor indices (integers of any width) as index values.
+llvm::SmallVector<mlir::Value> tensorIndices(KernelState &k, const std::vector<Arg> &idx);
 
 /// "[4, 64]": a shape in diagnostics.
 std::string shapeText(llvm::ArrayRef<int64_t> shape);

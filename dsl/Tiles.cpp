@@ -78,11 +78,13 @@ void checkOrigin(const Tensor &t, const std::vector<Arg> &origin, const SourceLo
                          std::to_string(origin.size()) + " indices");
 }
 
-mlir::Value sharedValue(const Shared &s) {
+} // namespace
+
+using detail::sharedValue;
+
+mlir::Value detail::sharedValue(const Shared &s) {
   return mlir::Value::getFromOpaquePointer(Access::sharedImpl(s));
 }
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Shared tiles and copies
@@ -169,6 +171,74 @@ void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
   mlir::OpBuilder::InsertionGuard guard(k.b);
   k.b.setInsertionPoint(&loop.getBody().front().back());
   body(Access::make(&k, loop.getInductionVar()));
+}
+
+//===----------------------------------------------------------------------===//
+// Elements of shared tiles
+//===----------------------------------------------------------------------===//
+
+Element::Element(const Shared &s, std::vector<Arg> idx, SourceLoc loc)
+    : shared_(std::make_shared<const Shared>(s)), indices_(std::move(idx)), loc_(loc) {
+  detail::checked(Access::kernelOfShared(s), loc);
+  if (indices_.size() != s.shape().size())
+    throw Error(loc, "a shared tile of " + shapeText(s.shape()) + " is indexed with " +
+                         std::to_string(indices_.size()) +
+                         (indices_.size() == 1 ? " index" : " indices"));
+  for (size_t d = 0; d < indices_.size(); ++d) {
+    const Arg &i = indices_[d];
+    std::optional<int64_t> c;
+    if (Access::isConstant(i))
+      c = Access::intConstant(i);
+    else if (auto op = Access::get(Access::value(i)).getDefiningOp<mlir::arith::ConstantIndexOp>())
+      c = op.value();
+    if (c && (*c < 0 || *c >= s.shape()[d]))
+      throw Error(i.loc(), "index " + std::to_string(*c) + " is outside dimension " +
+                               std::to_string(d) + " of a shared tile of " +
+                               shapeText(s.shape()));
+  }
+}
+
+Element Shared::operator()(Arg i0) const { return Element(*this, {i0}, i0.loc()); }
+Element Shared::operator()(Arg i0, Arg i1) const { return Element(*this, {i0, i1}, i0.loc()); }
+Element Shared::operator()(Arg i0, Arg i1, Arg i2) const {
+  return Element(*this, {i0, i1, i2}, i0.loc());
+}
+Element Shared::operator()(Arg i0, Arg i1, Arg i2, Arg i3) const {
+  return Element(*this, {i0, i1, i2, i3}, i0.loc());
+}
+
+std::pair<mlir::Value, mlir::Value> detail::sharedRowCol(KernelState &k, const Shared &s,
+                                                         const std::vector<Arg> &idx,
+                                                         const SourceLoc &loc) {
+  auto indices = indexValues(k, idx, "a shared tile index");
+  mlir::Location l = k.loc(loc);
+  mlir::Value row = mlir::arith::ConstantIndexOp::create(k.b, l, 0);
+  for (size_t d = 0; d + 1 < indices.size(); ++d) {
+    mlir::Value extent = mlir::arith::ConstantIndexOp::create(k.b, l, s.shape()[d]);
+    row = mlir::arith::AddIOp::create(k.b, l, mlir::arith::MulIOp::create(k.b, l, row, extent),
+                                      indices[d]);
+  }
+  return {row, indices.back()};
+}
+
+Value detail::loadShared(const Shared &s, const std::vector<Arg> &idx, const SourceLoc &loc) {
+  KernelState &k = detail::checked(Access::kernelOfShared(s), loc);
+  auto [row, col] = sharedRowCol(k, s, idx, loc);
+  return Access::make(&k, tile::SharedLoadOp::create(k.b, k.loc(loc), k.type(s.dtype()),
+                                                     sharedValue(s), row, col));
+}
+
+void detail::storeShared(const Shared &s, const std::vector<Arg> &idx, const Arg &v,
+                         const SourceLoc &loc) {
+  KernelState &k = detail::checked(Access::kernelOfShared(s), loc);
+  detail::kernelFor({&v}, loc);
+  mlir::Type element = k.type(s.dtype());
+  mlir::Value value = detail::materialize(k, v, element, "a store to a shared tile");
+  if (value.getType() != element)
+    throw Error(loc, "store to a shared tile of " + std::string(dtypeName(s.dtype())) +
+                         ": the value is " + detail::describe(value.getType()));
+  auto [row, col] = sharedRowCol(k, s, idx, loc);
+  tile::SharedStoreOp::create(k.b, k.loc(loc), value, sharedValue(s), row, col);
 }
 
 //===----------------------------------------------------------------------===//

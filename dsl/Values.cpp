@@ -8,6 +8,7 @@
 #include "dsl/KernelState.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -129,7 +130,8 @@ mlir::arith::FastMathFlags floatFlags(const KernelState &k) {
 }
 
 
-enum class Kind { any, integer, boolean, number /* int or float, not bool */ };
+enum class Kind { any, integer, boolean, number /* int or float, not bool */,
+                  bits /* int or bool */ };
 
 bool isInt(mlir::Type t) {
   t = mlir::getElementTypeOrSelf(t);
@@ -230,10 +232,12 @@ std::pair<mlir::Value, mlir::Value> unify(KernelState &k, const Arg &a,
   bool ok = kind == Kind::any ||
             (kind == Kind::integer && isInt(t)) ||
             (kind == Kind::boolean && isBool(t)) ||
-            (kind == Kind::number && !isBool(t));
+            (kind == Kind::number && !isBool(t)) ||
+            (kind == Kind::bits && !isFloatType(t));
   if (!ok) {
     const char *need = kind == Kind::integer ? "integers"
                        : kind == Kind::boolean ? "bools"
+                       : kind == Kind::bits    ? "integers or bools"
                                                : "numbers (not bools)";
     throw Error(where, std::string(what) + " takes " + need + ", not " +
                            typeName(t));
@@ -399,6 +403,46 @@ Value operator!(Arg a) {
                          detail::materialize(k, one, x.getType(), "'!'")));
 }
 
+Value operator&(Arg a, Arg b) {
+  return arith2(a, b, "'&'", Kind::bits,
+                [](KernelState &k, mlir::Location loc, mlir::Value x, mlir::Value y,
+                   bool) -> mlir::Value { return AndIOp::create(k.b, loc, x, y); });
+}
+
+Value operator|(Arg a, Arg b) {
+  return arith2(a, b, "'|'", Kind::bits,
+                [](KernelState &k, mlir::Location loc, mlir::Value x, mlir::Value y,
+                   bool) -> mlir::Value { return OrIOp::create(k.b, loc, x, y); });
+}
+
+Value operator^(Arg a, Arg b) {
+  return arith2(a, b, "'^'", Kind::bits,
+                [](KernelState &k, mlir::Location loc, mlir::Value x, mlir::Value y,
+                   bool) -> mlir::Value { return XOrIOp::create(k.b, loc, x, y); });
+}
+
+Value operator~(Arg a) {
+  KernelState &k = detail::kernelFor({&a}, a.loc());
+  mlir::Value x = detail::materialize(k, a, std::nullopt, "'~'");
+  if (isFloatType(x.getType()))
+    throw Error(a.loc(), "'~' takes an integer or a bool, not " + typeName(x.getType()));
+  Arg ones(isBool(x.getType()) ? Arg(true, a.loc()) : Arg(-1, a.loc()));
+  return Access::make(&k, XOrIOp::create(k.b, k.loc(a.loc()), x,
+                                         detail::materialize(k, ones, x.getType(), "'~'")));
+}
+
+Value operator<<(Arg a, Arg b) {
+  return arith2(a, b, "'<<'", Kind::integer,
+                [](KernelState &k, mlir::Location loc, mlir::Value x, mlir::Value y,
+                   bool) -> mlir::Value { return ShLIOp::create(k.b, loc, x, y); });
+}
+
+Value operator>>(Arg a, Arg b) {
+  return arith2(a, b, "'>>'", Kind::integer,
+                [](KernelState &k, mlir::Location loc, mlir::Value x, mlir::Value y,
+                   bool) -> mlir::Value { return ShRSIOp::create(k.b, loc, x, y); });
+}
+
 Value min(Arg a, Arg b) {
   return arith2(a, b, "min()", Kind::number,
                 [](KernelState &k, mlir::Location loc, mlir::Value x,
@@ -492,6 +536,41 @@ Value cast(Arg v, DType to, SourceLoc loc) {
     r = TruncIOp::create(k.b, l, target, x);
   }
   return Access::make(&k, r);
+}
+
+Value bitcast(Arg v, DType to, SourceLoc loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  if (Access::isConstant(v))
+    throw Error(loc, "bitcast() of a constant; write the constant of the type you want");
+  mlir::Value x = Access::get(Access::value(v));
+  mlir::Type from = x.getType();
+  mlir::Type element = mlir::getElementTypeOrSelf(from);
+  if (element.isIndex() || element.isInteger(1) || to == DType::index || to == DType::i1 ||
+      dtypeBytes(detail::dtypeOf(element)) != dtypeBytes(to))
+    throw Error(loc, "bitcast() from " + typeName(from) + " to " + dtypeName(to) +
+                         ": the types must have the same width, and neither be index or i1");
+  return Access::make(&k, BitcastOp::create(k.b, k.loc(loc), withElement(from, k.type(to)), x));
+}
+
+/// A bit count (math.ctpop, ctlz, cttz) of an integer.
+template <typename Op>
+static Value countBits(const Arg &v, const char *what, const SourceLoc &loc) {
+  KernelState &k = detail::kernelFor({&v}, loc);
+  mlir::Value x = detail::materialize(k, v, std::nullopt, what);
+  if (!isInt(x.getType()) || mlir::getElementTypeOrSelf(x.getType()).isIndex())
+    throw Error(loc, std::string(what) + " takes a sized integer (i8 .. i64), not " +
+                         typeName(x.getType()));
+  return Access::make(&k, Op::create(k.b, k.loc(loc), x));
+}
+
+Value popcount(Arg v, SourceLoc loc) {
+  return countBits<mlir::math::CtPopOp>(v, "popcount()", loc);
+}
+Value countLeadingZeros(Arg v, SourceLoc loc) {
+  return countBits<mlir::math::CountLeadingZerosOp>(v, "countLeadingZeros()", loc);
+}
+Value countTrailingZeros(Arg v, SourceLoc loc) {
+  return countBits<mlir::math::CountTrailingZerosOp>(v, "countTrailingZeros()", loc);
 }
 
 Value constant(double c, DType t, SourceLoc loc) {

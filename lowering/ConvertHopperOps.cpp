@@ -1,7 +1,8 @@
 //===- ConvertHopperOps.cpp - machine-level ops to NVVM ------------------===//
 //
 // One pattern per op of the hopper dialect (HopperOps.td), and per op of the
-// tile dialect's planned shared memory, barrier and warp shuffle. Shared tiles and mbarriers are
+// tile dialect's planned shared memory (loads, stores, atomics), barrier and
+// warp-wide ops (shuffles, votes). Shared tiles and mbarriers are
 // `!llvm.ptr<3>` into the kernel's dynamic shared memory, whose base is
 // aligned up to 1024 bytes; tensor maps are kernel parameters passed by value
 // (grid constants), used through their generic address.
@@ -114,6 +115,20 @@ struct SharedStoreLowering : ConvertOpToLLVMPattern<tile::SharedStoreOp> {
     Value p = sharedAddress(rewriter, op.getLoc(), op.getTile().getType(), adaptor.getTile(),
                             adaptor.getRow(), adaptor.getCol());
     rewriter.replaceOpWithNewOp<LLVM::StoreOp>(op, adaptor.getValue(), p);
+    return success();
+  }
+};
+
+struct SharedAtomicLowering : ConvertOpToLLVMPattern<tile::SharedAtomicOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::SharedAtomicOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value p = sharedAddress(rewriter, op.getLoc(), op.getTile().getType(), adaptor.getTile(),
+                            adaptor.getRow(), adaptor.getCol());
+    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(
+        op, atomicBinOp(op.getKind(), op.getValue().getType()), p, adaptor.getValue(),
+        LLVM::AtomicOrdering::monotonic);
     return success();
   }
 };
@@ -253,6 +268,38 @@ struct ShuffleIdxLowering : ConvertOpToLLVMPattern<tile::ShuffleIdxOp> {
   }
 };
 
+/// shfl.sync up / down: the clamp field is lane 0 for up, lane 31 for down.
+template <typename Op, NVVM::ShflKind kind, int64_t clamp>
+struct ShuffleByLowering : ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(
+        op, adaptor.getValue().getType(), i32(rewriter, loc, -1), adaptor.getValue(),
+        adaptor.getDelta(), i32(rewriter, loc, clamp), kind, UnitAttr());
+    return success();
+  }
+};
+
+struct VoteLowering : ConvertOpToLLVMPattern<tile::VoteOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::VoteOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::VoteSyncKind kind = NVVM::VoteSyncKind::ballot;
+    switch (op.getKind()) {
+    case tile::VoteKind::ballot: break;
+    case tile::VoteKind::any: kind = NVVM::VoteSyncKind::any; break;
+    case tile::VoteKind::all: kind = NVVM::VoteSyncKind::all; break;
+    }
+    rewriter.replaceOpWithNewOp<NVVM::VoteSyncOp>(
+        op, op.getType(), i32(rewriter, op.getLoc(), -1), adaptor.getPredicate(), kind);
+    return success();
+  }
+};
+
 struct TmaLoadLowering : ConvertOpToLLVMPattern<hopper::TmaLoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -342,6 +389,21 @@ struct WgmmaLowering : ConvertOpToLLVMPattern<hopper::WgmmaOp> {
 
 } // namespace
 
+/// The LLVM read-modify-write of an atomic kind on `type`.
+LLVM::AtomicBinOp atomicBinOp(tile::AtomicKind kind, Type type) {
+  bool isFloat = llvm::isa<FloatType>(type);
+  switch (kind) {
+  case tile::AtomicKind::add: return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case tile::AtomicKind::max: return LLVM::AtomicBinOp::max;
+  case tile::AtomicKind::min: return LLVM::AtomicBinOp::min;
+  case tile::AtomicKind::and_: return LLVM::AtomicBinOp::_and;
+  case tile::AtomicKind::or_: return LLVM::AtomicBinOp::_or;
+  case tile::AtomicKind::xor_: return LLVM::AtomicBinOp::_xor;
+  case tile::AtomicKind::exchange: return LLVM::AtomicBinOp::xchg;
+  }
+  llvm_unreachable("an atomic kind");
+}
+
 void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *ctx = &converter.getContext();
   converter.addConversion([ctx](tile::SharedType) { return sharedPtr(ctx); });
@@ -351,8 +413,11 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
                MBarrierInitLowering, MBarrierArriveLowering, MBarrierExpectTxLowering,
                MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
                FenceProxyAsyncLowering, ReplaceWith<tile::BarrierOp, NVVM::BarrierOp>,
-               NamedBarrierLowering, ElectOneLowering, SetMaxNRegLowering,
-               ShuffleXorLowering, ShuffleIdxLowering, TmaLoadLowering, WgmmaDescLowering,
+               NamedBarrierLowering, ElectOneLowering, SetMaxNRegLowering, SharedAtomicLowering,
+               ShuffleXorLowering, ShuffleIdxLowering,
+               ShuffleByLowering<tile::ShuffleUpOp, NVVM::ShflKind::up, 0>,
+               ShuffleByLowering<tile::ShuffleDownOp, NVVM::ShflKind::down, 0x1f>, VoteLowering,
+               TmaLoadLowering, WgmmaDescLowering,
                ReplaceWith<hopper::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
                ReplaceWith<hopper::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
                WgmmaWaitLowering, WgmmaLowering>(converter);

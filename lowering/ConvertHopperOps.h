@@ -17,6 +17,9 @@ inline constexpr const char *kDynamicSharedName = "__minitile_dynamic_shared";
 void populateHopperConversions(mlir::LLVMTypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 
+/// The LLVM read-modify-write of a tile atomic `kind` on elements of `type`.
+mlir::LLVM::AtomicBinOp atomicBinOp(tile::AtomicKind kind, mlir::Type type);
+
 /// Declares the dynamic shared array in `module` (once).
 void declareDynamicShared(mlir::ModuleOp module);
 

@@ -1,9 +1,10 @@
 //===- ConvertTileToLLVM.cpp - tile kernels to the LLVM + NVVM dialects ---===//
 //
-// Expects: tile.kernel bodies with tile memory/geometry/loop ops and arith,
-//          and no op that an earlier pass lowers (tile-distribute-parallel
-//          ... tile-plan-shared): each is reported at the op, naming that
-//          pass. Arith ops of any kind: ceil/floor divisions are expanded here.
+// Expects: tile.kernel bodies with tile memory/geometry/loop ops, arith and
+//          math's bit counts, and no op that an earlier pass lowers
+//          (tile-distribute-parallel ... tile-plan-shared): each is reported
+//          at the op, naming that pass. Arith ops of any kind: ceil/floor
+//          divisions are expanded here.
 // Leaves:  llvm.func kernels marked nvvm.kernel with nvvm.maxntid, using only
 //          the LLVM and NVVM dialects (plus unrealized casts that
 //          reconcile-unrealized-casts removes). tile.host launchers are erased.
@@ -21,8 +22,10 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -63,11 +66,15 @@ struct KernelOpLowering : ConvertOpToLLVMPattern<tile::KernelOp> {
     auto fn = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getSymName(), type);
     fn->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), rewriter.getUnitAttr());
     fn->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(), op.getBlockAttr());
-    // setmaxnreg only takes effect with a register cap at entry: one block
-    // per multiprocessor.
-    if (!op.getBody().getOps<hopper::SetMaxNRegOp>().empty() ||
+    // Blocks that must fit on a multiprocessor at once: ptxas caps the
+    // registers for them. setmaxnreg only takes effect with such a cap: one
+    // block per multiprocessor at least.
+    std::optional<int32_t> minBlocks = op.getMinBlocksPerSm();
+    if (!minBlocks &&
         op->walk([](hopper::SetMaxNRegOp) { return WalkResult::interrupt(); }).wasInterrupted())
-      fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(1));
+      minBlocks = 1;
+    if (minBlocks)
+      fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), rewriter.getI32IntegerAttr(*minBlocks));
     // Tensor maps are passed by value, as grid constants.
     for (auto [i, type] : llvm::enumerate(op.getArgumentTypes()))
       if (llvm::isa<hopper::TmaDescType>(type)) {
@@ -244,6 +251,20 @@ struct StoreOpLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
+struct AtomicOpLowering : ConvertOpToLLVMPattern<tile::AtomicOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::AtomicOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value address = elementAddress(rewriter, op.getLoc(), op.getTensor().getType(),
+                                   adaptor.getTensor(), adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<LLVM::AtomicRMWOp>(
+        op, minitile::atomicBinOp(op.getKind(), op.getValue().getType()), address,
+        adaptor.getValue(), LLVM::AtomicOrdering::monotonic);
+    return success();
+  }
+};
+
 struct ElemsToAlignedOpLowering : ConvertOpToLLVMPattern<tile::ElemsToAlignedOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -368,6 +389,30 @@ struct IfOpLowering : ConvertOpToLLVMPattern<tile::IfOp> {
   }
 };
 
+/// A scf.while without values: the condition region before, the body after.
+struct WhileOpLowering : ConvertOpToLLVMPattern<tile::WhileOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::WhileOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto loop = scf::WhileOp::create(rewriter, op.getLoc(), TypeRange(), ValueRange());
+    rewriter.inlineRegionBefore(op.getCondition(), loop.getBefore(), loop.getBefore().end());
+    rewriter.inlineRegionBefore(op.getBody(), loop.getAfter(), loop.getAfter().end());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ConditionOpLowering : ConvertOpToLLVMPattern<tile::ConditionOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(tile::ConditionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<scf::ConditionOp>(op, adaptor.getCondition(), ValueRange());
+    return success();
+  }
+};
+
 struct YieldOpLowering : ConvertOpToLLVMPattern<tile::YieldOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -455,21 +500,23 @@ struct ConvertTileToLLVM
                  GeometryOpLowering<tile::GridDimOp, NVVM::GridDimXOp,
                                     NVVM::GridDimYOp, NVVM::GridDimZOp>,
                  ViewOpLowering, SliceOpLowering, LoadOpLowering, StoreOpLowering,
-                 ElemsToAlignedOpLowering, SplatOpLowering, AllocLocalOpLowering,
-                 LocalLoadOpLowering, LocalStoreOpLowering, ForOpLowering,
-                 IfOpLowering, YieldOpLowering>(converter);
+                 ElemsToAlignedOpLowering, AtomicOpLowering, SplatOpLowering,
+                 AllocLocalOpLowering, LocalLoadOpLowering, LocalStoreOpLowering,
+                 ForOpLowering, WhileOpLowering, ConditionOpLowering, IfOpLowering,
+                 YieldOpLowering>(converter);
     // ceildivsi and friends expand to arith first; float min/max lower to
     // llvm.minimum/maximum (one min.NaN/max.NaN instruction on sm_80 and
     // later) rather than to compares and selects.
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
     populateSCFToControlFlowConversionPatterns(patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
 
     LLVMConversionTarget target(*ctx);
     target.addLegalDialect<NVVM::NVVMDialect>();
     target.addLegalOp<ModuleOp>();
-    target.addIllegalDialect<tile::TileDialect, arith::ArithDialect,
+    target.addIllegalDialect<tile::TileDialect, arith::ArithDialect, math::MathDialect,
                              scf::SCFDialect, cf::ControlFlowDialect>();
     if (failed(applyFullConversion(module, target, std::move(patterns))))
       return signalPassFailure();

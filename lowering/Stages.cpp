@@ -4,6 +4,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
@@ -16,7 +17,7 @@ namespace minitile {
 
 void registerDialects(mlir::DialectRegistry &registry) {
   registry.insert<tile::TileDialect, hopper::HopperDialect, mlir::arith::ArithDialect,
-                  mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect, mlir::cf::ControlFlowDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);

@@ -13,8 +13,9 @@
 //          come and starts the box copies. The compute threads run the
 //          program (thread ids shifted past the producer) with each pipelined
 //          loop turned into a loop over their group's iterations: wait full,
-//          compute, arrive empty. The producer gives registers up, the
-//          compute warpgroups take them (setmaxnreg).
+//          compute, arrive empty. The program's block barriers become
+//          barriers of the compute threads. The producer gives registers
+//          up, the compute warpgroups take them (setmaxnreg).
 //          Otherwise (a copy the TMA cannot serve, a block that cannot take
 //          a producer warpgroup, a target without mbarrier transactions)
 //          each pipelined loop becomes a plain tile.for whose copies
@@ -421,6 +422,15 @@ void specialise(KernelOp kernel, MutableArrayRef<std::pair<PipelinedOp, Body>> b
                                  Block::iterator(entry.getTerminator()));
   OpBuilder computeEnd = OpBuilder::atBlockEnd(&compute);
   YieldOp::create(computeEnd, loc);
+  // The program's own block barriers now gather the compute threads only:
+  // the producer never reaches them.
+  SmallVector<BarrierOp> barriers;
+  compute.walk([&](BarrierOp op) { barriers.push_back(op); });
+  for (BarrierOp op : barriers) {
+    OpBuilder at(op);
+    NamedBarrierOp::create(at, op.getLoc(), 1, threads);
+    op.erase();
+  }
   IRMapping map;
   OpBuilder p = OpBuilder::atBlockEnd(&producer);
   for (Operation &op : compute.without_terminator())

@@ -2,7 +2,8 @@
 # Runs on the GPU machine, from the repository root, over what
 # scripts/stage-gpu.sh put in .gpu/: the GPU tests, the example, the SASS of
 # each kernel and the benchmark. Logs go to $OUT (or .gpu/out). With
-# "peers" as an argument it also runs ../shared/bench/indexer_peers.py.
+# "peers" as an argument it also runs ../shared/bench/indexer_peers.py and
+# bench/topk_torch.py.
 set -uo pipefail
 cd "$(dirname "$0")"
 out=${OUT:-$PWD/out}
@@ -19,5 +20,8 @@ done
 echo "== bench"; ./minitile-bench 2>&1 | tee "$out/bench.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
 if [ "${1:-}" = peers ] && [ -f peers/indexer_peers.py ]; then
   echo "== peers"; PYTHONUNBUFFERED=1 python3 peers/indexer_peers.py 2>&1 | tee "$out/peers.log"
+fi
+if [ "${1:-}" = peers ] && [ -f ../bench/topk_torch.py ]; then
+  echo "== torch.topk"; PYTHONUNBUFFERED=1 python3 ../bench/topk_torch.py 2>&1 | tee "$out/topk-torch.log"
 fi
 exit $status

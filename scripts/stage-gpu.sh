@@ -6,7 +6,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 out=$root/.gpu
-grep -qx '/.gpu/' "$root/.git/info/exclude" 2>/dev/null || echo '/.gpu/' >> "$root/.git/info/exclude"
+exclude=$(git -C "$root" rev-parse --path-format=absolute --git-path info/exclude)  # worktrees too
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >> "$exclude"
 rm -rf "$out" && mkdir -p "$out/cubin"
 cp "$build/tests/gpu-tests" "$build/bench/minitile-bench" \
    "$build/examples/lightning_indexer/lightning-indexer-example" "$out/"

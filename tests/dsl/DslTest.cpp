@@ -1,4 +1,6 @@
 //===- DslTest.cpp - the DSL builds the IR it should, and reports misuse --===//
+#include "DslTestSupport.h"
+
 #include "dsl/Build.h"
 #include "lowering/Stages.h"
 
@@ -12,57 +14,8 @@
 #include <functional>
 
 using namespace minitile;
+using namespace dsltest;
 
-namespace {
-
-/// A generator whose body is a lambda.
-struct LambdaGenerator : Generator {
-  std::function<void(Kernel &)> body;
-  void generate(Kernel &k) override { body(k); }
-};
-
-/// Builds `body` as kernel "t" and returns the printed tile IR.
-std::string build(const std::function<void(Kernel &)> &body) {
-  mlir::DialectRegistry registry;
-  registerDialects(registry);
-  mlir::MLIRContext ctx(registry);
-  LambdaGenerator gen;
-  gen.body = body;
-  auto module = buildKernel(ctx, gen, "t");
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os);
-  return text;
-}
-
-/// Runs `body` and returns the Error it raises (or fails the test).
-Error buildError(const std::function<void(Kernel &)> &body) {
-  try {
-    build(body);
-  } catch (const Error &e) {
-    return e;
-  }
-  ADD_FAILURE() << "building the kernel raised no minitile::Error";
-  return Error("", 0, "");
-}
-
-/// Expects building `body` to fail at `line` of this file (which `body`
-/// sets) with a message containing `text`.
-void expectDslError(const unsigned &line, const std::string &text,
-                    const std::function<void(Kernel &)> &body) {
-  Error e = buildError(body);
-  EXPECT_EQ(e.file(), __FILE__);
-  EXPECT_EQ(e.line(), line) << e.what();
-  EXPECT_NE(e.message().find(text), std::string::npos) << e.what();
-}
-
-/// The smallest valid kernel prologue.
-void launch(Kernel &k, Value n) {
-  k.threads(128);
-  k.grid(ceildiv(n, 128));
-}
-
-} // namespace
 
 TEST(Dsl, BuildsLauncherAndKernel) {
   std::string ir = build([](Kernel &k) {

@@ -75,6 +75,7 @@ struct Access;
 
 class Value;
 class Tensor;
+class Shared;
 class Element;
 class Var;
 template <class T> class Param;
@@ -155,6 +156,16 @@ Value operator&&(Arg a, Arg b);
 Value operator||(Arg a, Arg b);
 Value operator!(Arg a);
 
+// Bits of integers (and bools, for & | ^ ~). Integers are signed: `>>`
+// sign-extends, as in C++; mask the result to read an unsigned field.
+Value operator&(Arg a, Arg b);
+Value operator|(Arg a, Arg b);
+Value operator^(Arg a, Arg b);
+Value operator~(Arg a);
+/// `a` shifted by `b` bits, 0 <= b < a's width (else the result is undefined).
+Value operator<<(Arg a, Arg b);
+Value operator>>(Arg a, Arg b);
+
 Value min(Arg a, Arg b);
 Value max(Arg a, Arg b);
 /// min(max(v, lo), hi).
@@ -164,6 +175,15 @@ Value ceildiv(Arg a, Arg b);
 Value select(Arg cond, Arg ifTrue, Arg ifFalse);
 /// Converts between integer and float types (integers sign-extend).
 Value cast(Arg v, DType to, SourceLoc loc = SourceLoc::current());
+/// The bits of `v` as another type of the same width: f32 <-> i32,
+/// f64 <-> i64, f16 / bf16 <-> i16.
+Value bitcast(Arg v, DType to, SourceLoc loc = SourceLoc::current());
+/// The number of set bits of an integer, of its leading (most significant)
+/// zero bits, of its trailing zero bits; the width of the type for 0. The
+/// result has the type of `v`.
+Value popcount(Arg v, SourceLoc loc = SourceLoc::current());
+Value countLeadingZeros(Arg v, SourceLoc loc = SourceLoc::current());
+Value countTrailingZeros(Arg v, SourceLoc loc = SourceLoc::current());
 /// A constant of an explicit type.
 Value constant(double c, DType t, SourceLoc loc = SourceLoc::current());
 /// A vector of `lanes` copies of `v`.
@@ -171,19 +191,24 @@ Value splat(Arg v, int lanes, SourceLoc loc = SourceLoc::current());
 /// -infinity of a float type.
 Value negInf(DType t = DType::f32, SourceLoc loc = SourceLoc::current());
 
-/// One element of a tensor: reading it loads, assigning to it stores.
+/// One element of a tensor or of a shared tile: reading it loads, assigning
+/// to it stores; the atomic functions (atomicAdd, ...) update it in place.
 class Element {
 public:
   operator Value() const;
   const Element &operator=(Arg v) const;
-  const Element &operator=(const Element &e) const { return *this = Arg(e); }
+  /// Copies another element; its line is where `e` was indexed.
+  const Element &operator=(const Element &e) const { return *this = Arg(e, e.loc_); }
 
 private:
   friend class Tensor;
+  friend class Shared;
   friend class Arg;
   friend struct detail::Access;
   Element(const Tensor &t, std::vector<Arg> idx, SourceLoc loc);
-  std::shared_ptr<const Tensor> tensor_;
+  Element(const Shared &s, std::vector<Arg> idx, SourceLoc loc);
+  std::shared_ptr<const Tensor> tensor_; // one of the two is set
+  std::shared_ptr<const Shared> shared_;
   std::vector<Arg> indices_;
   SourceLoc loc_;
 };
@@ -257,13 +282,22 @@ private:
   DType dtype_ = DType::index;
 };
 
-/// A tile of shared memory with a static shape.
+/// A tile of shared memory with a static shape, seen by every thread of the
+/// block. Its elements can be read, written and updated atomically one by
+/// one (`hist(b) = 0`, `atomicAdd(hist(b), 1)`); a barrier (Kernel::barrier)
+/// orders the threads' accesses.
 class Shared {
 public:
   DType dtype() const { return dtype_; }
   const std::vector<int64_t> &shape() const { return shape_; }
   /// Bytes of the swizzle pattern the tile is stored in (0: row-major).
   int swizzle() const { return swizzle_; }
+
+  /// Element (i0, ...): one index per dimension.
+  Element operator()(Arg i0) const;
+  Element operator()(Arg i0, Arg i1) const;
+  Element operator()(Arg i0, Arg i1, Arg i2) const;
+  Element operator()(Arg i0, Arg i1, Arg i2, Arg i3) const;
 
 private:
   friend class Kernel;
@@ -311,6 +345,10 @@ public:
 
   /// Threads per block.
   void threads(int x, int y = 1, int z = 1, SourceLoc loc = SourceLoc::current());
+  /// Asks that `blocks` blocks fit on one multiprocessor at once: each
+  /// thread's registers are capped so that they do (ptxas spills what does
+  /// not fit). Shared memory is not planned for it. After threads().
+  void minBlocksPerSM(int blocks, SourceLoc loc = SourceLoc::current());
   /// Blocks in the grid: values computed from size and scalar arguments.
   void grid(Arg x, Arg y = 1, Arg z = 1);
   /// The launcher throws `message` unless `cond` (a function of the
@@ -334,6 +372,18 @@ public:
   /// Runs `then` where `cond` holds, else `otherwise` (if given).
   void if_(Arg cond, const std::function<void()> &then,
            const std::function<void()> &otherwise = {});
+  /// Runs `body` as long as `cond()`, evaluated before each iteration,
+  /// gives true. Values carry from one iteration to the next through
+  /// variables (var()) and shared tiles. Where the body holds a barrier or
+  /// a warp-wide function, the condition must agree in all the threads that
+  /// meet them.
+  void while_(const std::function<Value()> &cond, const std::function<void()> &body,
+              SourceLoc loc = SourceLoc::current());
+  /// Waits until every thread of the block has reached it: shared-memory
+  /// writes before it are seen by reads after it. Every thread of the block
+  /// must reach it, so not inside parallel() or pipelined(), nor where the
+  /// threads' branches or trip counts differ.
+  void barrier(SourceLoc loc = SourceLoc::current());
   /// A loop over [lo, hi) by 1 whose body starts by copying global boxes
   /// into shared tiles it allocates; the copies of later iterations run
   /// ahead of the computation of earlier ones (`tile-pipeline`).
@@ -384,6 +434,44 @@ void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across = Across::bl
 /// is next used.
 void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
           std::vector<int64_t> box = {}, SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Atomics: on one element of a tensor (global memory) or a shared tile
+//===----------------------------------------------------------------------===//
+
+/// Replaces element `e` with e + v (max(e, v), min(e, v), e & v, e | v,
+/// e ^ v, v) in one indivisible step and returns the value it held. Integers
+/// of 32 and 64 bits take every one; f32 takes add and exchange. Relaxed:
+/// atomic against the other atomics on `e`, ordered against plain loads and
+/// stores only by a barrier (or the end of the kernel).
+Value atomicAdd(const Element &e, Arg v, SourceLoc loc = SourceLoc::current());
+Value atomicMax(const Element &e, Arg v, SourceLoc loc = SourceLoc::current());
+Value atomicMin(const Element &e, Arg v, SourceLoc loc = SourceLoc::current());
+Value atomicAnd(const Element &e, Arg v, SourceLoc loc = SourceLoc::current());
+Value atomicOr(const Element &e, Arg v, SourceLoc loc = SourceLoc::current());
+Value atomicXor(const Element &e, Arg v, SourceLoc loc = SourceLoc::current());
+Value atomicExchange(const Element &e, Arg v, SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Warp-wide functions: the 32 lanes of a warp (threads 32w .. 32w + 31 of
+// the block, counted x first) exchange values. Every lane of the warp must
+// call them together -- not where the lanes' branches or trip counts differ
+// -- and the block must be whole warps.
+//===----------------------------------------------------------------------===//
+
+/// An i32 whose bit l is lane l's `pred`.
+Value warpBallot(Arg pred, SourceLoc loc = SourceLoc::current());
+/// Whether `pred` holds in some lane / in every lane of the warp.
+Value warpAny(Arg pred, SourceLoc loc = SourceLoc::current());
+Value warpAll(Arg pred, SourceLoc loc = SourceLoc::current());
+/// `v` (i32 or f32) as held by lane `lane` (taken mod 32).
+Value warpShuffle(Arg v, Arg lane, SourceLoc loc = SourceLoc::current());
+/// `v` as held by lane (this lane - delta); lanes below `delta` get their own.
+Value warpShuffleUp(Arg v, Arg delta, SourceLoc loc = SourceLoc::current());
+/// `v` as held by lane (this lane + delta); lanes past 31 - delta get their own.
+Value warpShuffleDown(Arg v, Arg delta, SourceLoc loc = SourceLoc::current());
+/// `v` as held by lane (this lane ^ mask), 0 <= mask < 32.
+Value warpShuffleXor(Arg v, int mask, SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Fragments

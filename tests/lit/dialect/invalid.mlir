@@ -146,3 +146,56 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 384, 1, 1>} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%t: !tile.shared<64xf32>, %i: index, %x: f32) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{'max' takes integers; floats take add and exchange}}
+  %o = tile.shared_atomic max %x, %t[%i, %i] : f32, !tile.shared<64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<i64>, %n: index, %x: i32) attributes {block = array<i32: 32, 1, 1>} {
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<i64> -> !tile.tensor<?xi64>
+  // expected-error@+1 {{a 'i32' atomic on elements of 'i64'}}
+  %o = tile.atomic add %x, %v[%n] : i32, !tile.tensor<?xi64>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%t: !tile.shared<64xf32>, %i: index) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{accesses 'i32' in '!tile.shared<64xf32>': the element types differ}}
+  %o = tile.shared_load %t[%i, %i] : !tile.shared<64xf32> -> i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%c: i1) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{'ballot' gives an i32 mask}}
+  %o = tile.vote ballot %c : i1
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%x: i32) attributes {block = array<i32: 48, 1, 1>} {
+  // expected-error@+1 {{is warp-wide, but the block's 48 threads are not whole warps of 32}}
+  %o = tile.shuffle_down %x, %x : i32
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%c: i1) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{the condition region ends with tile.condition}}
+  tile.while {
+    tile.yield
+  } do {
+    tile.yield
+  }
+  tile.return
+}

@@ -47,6 +47,10 @@
 // CHECK: tile.gemm
 // CHECK: %[[E:.*]] = hopper.mbarrier_of %[[EMPTY]]
 // CHECK: hopper.mbarrier_arrive %[[E]]
+// The program's barrier after the loop gathers the 128 compute threads.
+// CHECK: hopper.named_barrier 1 threads 128
+// CHECK-NOT: tile.barrier
+// CHECK: tile.return
 tile.host @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
   %c1 = arith.constant 1 : index
   tile.launch @k_kernel grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
@@ -65,6 +69,7 @@ tile.kernel @k_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.n
     tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
     %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
   }
+  tile.barrier
   tile.return
 }
 

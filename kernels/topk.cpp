@@ -1,0 +1,353 @@
+//===- topk.cpp - the k largest entries of each row, by radix select -----===//
+//
+//   indices[s, :] = the columns t of the k largest logits[s, t] > -inf,
+//                   equal values going to the lower t; -1 past the row's
+//                   count of entries > -inf
+//   scores[s, :]  = logits[s, indices[s, :]] (-inf where the index is -1)
+//
+// Unsorted (the default), a row's indices come in no particular order, then
+// its -1s; sorted, by descending score, equal scores by ascending index. With
+// windows, only ks[s] <= t < ke[s] counts (clamped to [0, S_kv]); the rest
+// is never read. NaN counts as -inf. torch.topk(logits, k) followed by
+// masked_fill(score == -inf, -1) selects the same set where its ties go to
+// the lower index.
+//
+// One block per row. Every entry gets a 64-bit key, distinct and ordered as
+// the answer wants: the float's bits made order-preserving, then
+// S_kv - 1 - t (the lower index the larger). The answer is then "the k
+// largest keys", found digit by digit from the top (radix select):
+//   1. count the top 11 bits of every key into a shared histogram;
+//   2. scan the bins from the top for the bin where the count reaches k:
+//      the bins above it are all in, it is partly in;
+//   3. read the row again: write out the entries above the bin, keep the
+//      keys in the bin in a shared buffer and count their next digit;
+//   4. repeat 2-3 with the next digit on the kept keys (on the row again,
+//      filtered by the digits found so far, if they did not fit) until the
+//      bin found holds exactly the entries still missing.
+// Digits: 11 + 11 + 10 bits of the value, then 11 at a time of the index
+// (only where values tie). A row whose window holds at most k entries takes
+// all of them at once.
+//
+//===----------------------------------------------------------------------===//
+#include "minitile/dsl.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace {
+
+using namespace minitile;
+
+template <bool Batched> struct TopK : Generator {
+  Param<int> threads{"threads", 256, {128, 256, 512, 1024}, "threads per block (one row each)"};
+  Param<int> candidates{"candidates", 2048, 256, 16384,
+                        "keys of the first digit's bin kept in shared memory "
+                        "(more go back to the row)"};
+  Param<int> unroll{"unroll", 4, 1, 16, "row entries each thread loads at once"};
+  Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
+                         "blocks one multiprocessor must hold at once, registers capped for "
+                         "them (0: 1536 threads' worth, or as many as shared memory holds)"};
+  Param<bool> windows{"windows", false,
+                      "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
+  Param<bool> withScores{"scores", false, "also write the scores"};
+  Param<bool> sorted{"sorted", false, "descending scores, ties by ascending index"};
+  Param<int> maxK{"max_k", 2048, 1, 8192, "the largest k with sorted output"};
+
+  static constexpr int kBins = 2048, kDigit = 11;
+
+  void generate(Kernel &k) override {
+    const int NT = threads, C = candidates, W = NT / 32, per = kBins / NT;
+    Value S = k.size("S"), T = k.size("S_kv"), K = k.size("k");
+    Value B = Batched ? k.size("B") : Value();
+    auto rows = [&](Value inner) {
+      return Batched ? std::vector<Arg>{B, S, inner} : std::vector<Arg>{S, inner};
+    };
+    Tensor logits = k.tensor("logits", DType::f32, rows(T));
+    Tensor ks, ke;
+    if (windows) {
+      ks = k.tensor("ks", DType::i32, {S});
+      ke = k.tensor("ke", DType::i32, {S});
+    }
+    Tensor indices = k.tensor("indices", DType::i32, rows(K));
+    Tensor scores = withScores ? k.tensor("scores", DType::f32, rows(K)) : Tensor();
+    k.require(T < (int64_t(1) << 31) && K < (int64_t(1) << 31), "S_kv and k must fit in int32");
+    if (sorted)
+      k.require(K <= maxK.get(), "sorted output takes k up to max_k = " +
+                                     std::to_string(maxK.get()));
+    k.threads(NT);
+    // The shared tiles below; 4 KiB covers the small ones, the alignment
+    // tile-plan-shared adds and the 1 KiB the driver keeps per block.
+    const int sortSize = nextPowerOfTwo(maxK);
+    const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
+    const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
+    k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
+                                 : int(std::clamp<int64_t>(std::min<int64_t>(1536 / NT, fit), 1, 32)));
+    k.grid(S, Batched ? Arg(B) : Arg(1));
+
+    Value s = k.blockId(), b = k.blockId(1);
+    Tensor row = Batched ? logits[b][s] : logits[s];
+    Tensor outIndex = Batched ? indices[b][s] : indices[s];
+    Tensor outScore = withScores ? (Batched ? scores[b][s] : scores[s]) : Tensor();
+    Value lo = windows ? clamp(ks(s), 0, T) : constant(0, DType::index);
+    Value hi = windows ? clamp(ke(s), lo, T) : T;
+
+    Value tid = k.threadId(), warp = tid / 32, lane = tid % 32;
+    Shared hist = k.shared(DType::i32, {2, kBins}); // one counts, the other is scanned
+    Shared kept = k.shared(DType::i64, {C});         // keys in the first digit's bin
+    Shared counts = k.shared(DType::i32, {2});       // entries written out, keys kept
+    Shared found = k.shared(DType::i32, {3});        // a scan's bin, above it, in it
+    Shared warpSums = k.shared(DType::i32, {W});
+    Shared sortBuf = sorted ? k.shared(DType::i64, {sortSize}) : Shared();
+
+    // Keys: ascending value order is ascending order of these bits (sign bit
+    // flipped for positives, every bit for negatives; -0 made +0 first, so
+    // the two tie), then S_kv - 1 - t.
+    auto orderedBits = [&](Value v) {
+      Value u = bitcast(v + 0.0, DType::i32);
+      return u ^ ((u >> 31) | INT32_MIN);
+    };
+    auto keyOf = [&](Value v, Value t) {
+      return (cast(orderedBits(v), DType::i64) << 32) | cast(T - 1 - t, DType::i64);
+    };
+    auto valueOf = [&](Value key) {
+      Value o = cast(key >> 32, DType::i32);
+      return bitcast(o ^ (~(o >> 31) | INT32_MIN), DType::f32);
+    };
+    auto indexOf = [&](Value key) { return T - 1 - cast(key & 0xFFFFFFFFll, DType::index); };
+    // Pass p resolves bits [shift, shift + width) of the key: 11, 11 and 10
+    // bits of the value, then 11 at a time of the L significant index bits.
+    Value L = 64 - countLeadingZeros(cast(max(T - 1, 0), DType::i64));
+    auto digitAt = [&](Value p) {
+      Value inValue = p < 3;
+      Value top = select(inValue, 64 - kDigit * cast(p, DType::i64),
+                         L - kDigit * (cast(p, DType::i64) - 3));
+      Value shift = max(top - kDigit, select(inValue, constant(32, DType::i64),
+                                             constant(0, DType::i64)));
+      return std::pair{shift, top - shift};
+    };
+    auto digit = [&](Value key, std::pair<Value, Value> at) {
+      return (key >> at.first) & ((1ll << at.second) - 1);
+    };
+
+    // Puts an entry of the answer in the next place (its key in the sort
+    // buffer if sorted). ptxas makes a warp's increments of one counter one
+    // atomic add.
+    auto emit = [&](Value out, Value t, Value v, const std::function<Value()> &key) {
+      k.if_(out, [&] {
+        Value slot = atomicAdd(counts(0), 1);
+        if (sorted) {
+          sortBuf(slot) = key();
+        } else {
+          outIndex(slot) = cast(t, DType::i32);
+          if (withScores)
+            outScore(slot) = v;
+        }
+      });
+    };
+
+    // The row, `unroll` entries per thread at a time (loads first, all lanes
+    // of a warp through the same iterations): body(valid, t, v), v = -inf
+    // past the end.
+    auto forEachInRow = [&](const std::function<void(Value, Value, Value)> &body) {
+      k.serial(lo, hi, [&](Value base) {
+        std::vector<Value> ts, vs;
+        for (int u = 0; u < unroll; ++u) {
+          ts.push_back(base + u * NT + tid);
+          Var v = k.var(negInf());
+          k.if_(ts.back() < hi, [&] { v = row(ts.back()); });
+          vs.push_back(v);
+        }
+        for (int u = 0; u < unroll; ++u)
+          body(vs[u] > negInf(), ts[u], vs[u]);
+      }, NT * unroll.get());
+    };
+    // The kept keys: body(valid, key).
+    auto forEachKept = [&](const std::function<void(Value, Value)> &body) {
+      Value n = cast(min(counts(1), C), DType::index);
+      k.serial(0, n, [&](Value c0) {
+        Value c = c0 + tid;
+        body(c < n, kept(min(c, n - 1)));
+      }, NT);
+    };
+
+    // The bin of histogram h where the count from the top reaches `need`
+    // (>= 1): found = (bin, entries above it, entries in it). Thread j holds
+    // bins [first, first + per), thread 0 the top ones; each clears its own
+    // after. Returns the histogram's total.
+    auto findBin = [&](Value h, Value need) {
+      Value first = kBins - (tid + 1) * per;
+      Var mine = k.var(DType::i32, 0);
+      k.serial(0, per, [&](Value r) { mine = mine + hist(h, first + r); });
+      Value incl = mine;
+      for (int d = 1; d < 32; d *= 2)
+        incl = select(lane >= d, incl + warpShuffleUp(incl, d), incl);
+      k.if_(lane == 31, [&] { warpSums(warp) = incl; });
+      k.barrier();
+      Var before = k.var(DType::i32, 0), total = k.var(DType::i32, 0);
+      k.serial(0, W, [&](Value w) {
+        Value sum = warpSums(w);
+        total = total + sum;
+        k.if_(w < warp, [&] { before = before + sum; });
+      });
+      Value above = before + incl - mine;
+      k.if_(above < need && above + mine >= need, [&] {
+        Var acc = k.var(above), done = k.var(DType::i1, false);
+        k.serial(0, per, [&](Value r) {
+          Value bin = first + per - 1 - r;
+          Value n = hist(h, bin);
+          k.if_(!done && acc + n >= need, [&] {
+            found(0) = cast(bin, DType::i32);
+            found(1) = acc;
+            found(2) = n;
+            done = true;
+          });
+          acc = acc + n;
+        });
+      });
+      k.barrier();
+      k.serial(0, per, [&](Value r) { hist(h, first + r) = 0; });
+      return Value(total);
+    };
+
+    k.if_(K > 0, [&] {
+      k.parallel(0, 2 * kBins, [&](Value i) { hist(i / kBins, i % kBins) = 0; });
+      k.if_(tid == 0, [&] {
+        counts(0) = 0;
+        counts(1) = 0;
+      });
+      k.barrier();
+      // 1. The top digit of every entry, straight from the value's bits.
+      Value takeAll = hi - lo <= K;
+      k.if_(!takeAll, [&] {
+        forEachInRow([&](Value valid, Value, Value v) {
+          k.if_(valid, [&] { atomicAdd(hist(0, (orderedBits(v) >> 21) & (kBins - 1)), 1); });
+        });
+      });
+      k.barrier();
+
+      Var pass = k.var(DType::index, 0), need = k.var(cast(K, DType::i32));
+      Var mask = k.var(DType::i64, 0), prefix = k.var(DType::i64, 0);
+      Var finished = k.var(DType::i1, false), overflow = k.var(DType::i1, false);
+      k.while_([&] { return !finished; }, [&] {
+        Value h = pass % 2;
+        auto at = digitAt(pass), next = digitAt(pass + 1);
+        // 2. The bin (of this digit, among keys with the digits found so
+        //    far) where the count reaches `need`; bin -1 takes every entry.
+        Var bin = k.var(DType::i64, -1), last = k.var(DType::i1, true);
+        k.if_(pass > 0 || !takeAll, [&] {
+          Value total = findBin(h, need);
+          k.if_(pass > 0 || total > need, [&] {
+            Value rest = need - found(1);
+            bin = cast(found(0), DType::i64);
+            last = found(2) == rest;
+            need = rest;
+          });
+        });
+        // 3. Entries above the bin are in; the bin's are in if it is the
+        //    last, else counted by their next digit (and, in the first
+        //    pass, kept). The first pass needs only the value's bits.
+        k.if_(pass == 0, [&] {
+          Value bin0 = cast(bin, DType::i32);
+          forEachInRow([&](Value valid, Value t, Value v) {
+            Value bits = orderedBits(v), d = (bits >> 21) & (kBins - 1);
+            emit(valid && (d > bin0 || (last && d == bin0)), t, v, [&] { return keyOf(v, t); });
+            k.if_(valid && !last && d == bin0, [&] {
+              Value slot = atomicAdd(counts(1), 1);
+              k.if_(slot < C, [&] { kept(slot) = keyOf(v, t); });
+              atomicAdd(hist(1, (bits >> 10) & (kBins - 1)), 1);
+            });
+          });
+        }, [&] {
+          auto consider = [&](Value valid, Value key, Value t, Value v) {
+            Value mine = valid && (key & mask) == prefix;
+            Value d = digit(key, at);
+            emit(mine && (d > bin || (last && d == bin)), t, v, [&] { return key; });
+            Value inBin = mine && !last && d == bin;
+            k.if_(inBin, [&] { atomicAdd(hist(1 - h, digit(key, next)), 1); });
+          };
+          k.if_(overflow, [&] {
+            forEachInRow([&](Value valid, Value t, Value v) {
+              consider(valid, keyOf(v, t), t, v);
+            });
+          }, [&] {
+            forEachKept([&](Value valid, Value key) {
+              consider(valid, key, indexOf(key), valueOf(key));
+            });
+          });
+        });
+        k.barrier();
+        // 4. The digit found joins the prefix; the next pass looks inside it.
+        k.if_(pass == 0, [&] { overflow = counts(1) > C; });
+        mask = mask | (((1ll << at.second) - 1) << at.first);
+        prefix = prefix | (bin << at.first);
+        pass = pass + 1;
+        finished = last;
+      });
+
+      Value count = cast(counts(0), DType::index);
+      if (sorted) {
+        // Bitonic sort of the keys, padded with 0 (below every key) to a
+        // power of two, descending.
+        Value n = select(count <= 1, constant(1, DType::index),
+                         Arg(1) << (64 - cast(countLeadingZeros(cast(count - 1, DType::i64)),
+                                              DType::index)));
+        Value logN = 63 - cast(countLeadingZeros(cast(n, DType::i64)), DType::index);
+        k.parallel(count, n, [&](Value i) { sortBuf(i) = 0; });
+        k.barrier();
+        k.serial(1, logN + 1, [&](Value e) {
+          k.serial(0, e, [&](Value f) {
+            Value stride = Arg(1) << (e - 1 - f);
+            k.parallel(0, n / 2, [&](Value q) {
+              Value i = 2 * q - (q & (stride - 1)), j = i + stride;
+              Value x = sortBuf(i), y = sortBuf(j);
+              // Keys compare as unsigned: flip the sign bits.
+              Value xBelowY = (x ^ INT64_MIN) < (y ^ INT64_MIN);
+              Value descending = (i & (Arg(1) << e)) == 0;
+              k.if_(xBelowY == descending, [&] {
+                sortBuf(i) = y;
+                sortBuf(j) = x;
+              });
+            });
+            k.barrier();
+          });
+        });
+        k.parallel(0, K, [&](Value j) {
+          k.if_(j < count, [&] {
+            Value key = sortBuf(j);
+            outIndex(j) = cast(indexOf(key), DType::i32);
+            if (withScores)
+              outScore(j) = valueOf(key);
+          }, [&] {
+            outIndex(j) = -1;
+            if (withScores)
+              outScore(j) = negInf();
+          });
+        });
+      } else {
+        k.parallel(count, K, [&](Value j) {
+          outIndex(j) = -1;
+          if (withScores)
+            outScore(j) = negInf();
+        });
+      }
+    });
+  }
+
+  static int nextPowerOfTwo(int v) {
+    int p = 1;
+    while (p < v)
+      p *= 2;
+    return p;
+  }
+};
+
+using SingleTopK = TopK<false>;
+using BatchedTopK = TopK<true>;
+
+} // namespace
+
+MINITILE_KERNEL(SingleTopK, "topk",
+                "indices [S, k] of the k largest logits [S, S_kv] of each row (ties to the "
+                "lower index; -1 past the entries > -inf)");
+MINITILE_KERNEL(BatchedTopK, "batched_topk",
+                "topk over B batches: logits [B, S, S_kv] -> indices [B, S, k]");
