@@ -714,11 +714,12 @@ void Var::set(Arg v) const {
 namespace {
 
 /// Finishes the launcher and kernel bodies and the function types.
-void finish(KernelState &k, const std::string &file) {
+/// `file` and `line` name the kernel's MINITILE_KERNEL.
+void finish(KernelState &k, const std::string &file, unsigned line) {
   if (!k.block)
-    throw Error(file, 0, "the kernel never calls threads()");
+    throw Error(file, line, "the kernel never calls threads()");
   if (!k.grid)
-    throw Error(file, 0, "the kernel never calls grid()");
+    throw Error(file, line, "the kernel never calls grid()");
   mlir::Location loc = k.loc(k.gridLoc);
   mlir::Block &hostBody = k.host.getBody().front();
   mlir::Block &kernelBody = k.kernel.getBody().front();
@@ -773,13 +774,16 @@ mlir::OwningOpRef<mlir::ModuleOp> buildKernel(mlir::MLIRContext &ctx,
   if (!doc.empty())
     k.host.setDocAttr(k.b.getStringAttr(doc));
   std::string file = "<generator " + name + ">";
-  if (auto *info = Registry::global().find(name))
+  unsigned line = 0;
+  if (auto *info = Registry::global().find(name)) {
     file = info->file;
+    line = info->line;
+  }
   {
     CurrentKernel scope(&k);
     Kernel kernel(&k);
     gen.generate(kernel);
-    finish(k, file);
+    finish(k, file, line);
   }
   verify(k, file);
   return owner;

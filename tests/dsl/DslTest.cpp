@@ -288,6 +288,29 @@ TEST(DslMisuse, MissingThreads) {
   EXPECT_NE(e.message().find("never calls threads()"), std::string::npos) << e.what();
 }
 
+namespace {
+struct NoGrid : Generator {
+  void generate(Kernel &k) override { k.threads(128); }
+};
+const unsigned noGridLine = __LINE__ + 1;
+MINITILE_KERNEL(NoGrid, "dsltest_no_grid", "a kernel that forgets its grid");
+} // namespace
+
+TEST(DslMisuse, MissingGridIsReportedAtTheRegistration) {
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  NoGrid gen;
+  try {
+    buildKernel(ctx, gen, "dsltest_no_grid");
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.file(), __FILE__);
+    EXPECT_EQ(e.line(), noGridLine) << e.what();
+    EXPECT_NE(e.message().find("never calls grid()"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DslMisuse, ValueUsedAfterItsKernel) {
   Value escaped;
   build([&](Kernel &k) {

@@ -386,7 +386,7 @@ public:
   void barrier(SourceLoc loc = SourceLoc::current());
   /// A loop over [lo, hi) by 1 whose body starts by copying global boxes
   /// into shared tiles it allocates; the copies of later iterations run
-  /// ahead of the computation of earlier ones (`tile-pipeline`).
+  /// ahead of the computation of earlier ones (`tile-warp-specialize`).
   void pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
                  PipelinedOptions options = {});
 
@@ -580,6 +580,7 @@ struct GeneratorInfo {
   std::string summary;
   std::string file; // the generator's source file
   std::function<std::unique_ptr<Generator>()> create;
+  unsigned line = 0; // the line of its MINITILE_KERNEL
 };
 
 /// Every generator linked into the program, by name.
@@ -606,9 +607,9 @@ private:
 bool isCppIdentifier(const std::string &name);
 
 template <class G> struct Registration {
-  Registration(const char *name, const char *summary, const char *file) {
+  Registration(const char *name, const char *summary, const char *file, unsigned line = 0) {
     Registry::global().add(
-        {name, summary, file, [] { return std::unique_ptr<Generator>(new G()); }});
+        {name, summary, file, [] { return std::unique_ptr<Generator>(new G()); }, line});
   }
 };
 
@@ -617,4 +618,4 @@ template <class G> struct Registration {
 /// Registers generator class `Class` as kernel `name`.
 #define MINITILE_KERNEL(Class, name, summary)                                  \
   static ::minitile::Registration<Class> minitile_registration_##Class(        \
-      name, summary, __FILE__)
+      name, summary, __FILE__, __LINE__)
