@@ -11,6 +11,8 @@
 #include "clean_logits_t64_r4.h"
 #include "indexer_fwd.h"
 #include "indexer_fwd_unfused.h"
+#include "indexer_fwd_last.h"
+#include "indexer_fwd_s3.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "topk.h"
@@ -129,7 +131,9 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
     bool unfused;
   } variants[] = {{"indexer_fwd (shipped)", minitile::kernels::indexer_fwd, false},
                   {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
-                  {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false}};
+                  {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false},
+                  {"last_first=true", minitile::kernels::indexer_fwd_last, false},
+                  {"stages=3", minitile::kernels::indexer_fwd_s3, false}};
   for (auto &v : variants) {
     double ms = medianMs(
         [&] {
@@ -318,9 +322,11 @@ int main(int argc, char **argv) {
       for (auto &v : variants)
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
     }
-    if (what == "indexer" || what == "all")
+    if (what == "indexer" || what == "all") {
       for (int64_t S : lengths)
         benchIndexer(S, S / 4, 4);
+      benchIndexer(4096, 4096, 1); // the peers' ratio-1 case
+    }
     if (what == "topk" || what == "all") {
       benchTopkFullRows(copy);
       benchTopkCausal(copy);

@@ -29,6 +29,9 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32, "
                     "else 2, the most that keep their registers)"};
   Param<bool> clean{"clean", true, "write -inf outside the windows (else only the windows)"};
+  Param<bool> lastFirst{"last_first", false,
+                        "block i takes the queries of block (grid - 1 - i): with causal "
+                        "windows, the longest first, so short blocks fill the tail"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
@@ -59,7 +62,7 @@ template <bool Batched> struct IndexerFwd : Generator {
     Value b = k.blockId(1);
     Tensor qb = Batched ? q.slice(1, b) : q, kvb = Batched ? kv.slice(1, b) : kv;
     Tensor wb = Batched ? w.slice(1, b) : w, out = Batched ? logits[b] : logits;
-    Value q0 = k.blockId() * BQ;
+    Value q0 = (lastFirst ? k.gridDim() - 1 - k.blockId() : k.blockId()) * BQ;
 
     // The union of the queries' windows, clamped to [0, S_kv].
     Var lo = k.var(T), hi = k.var(DType::index, 0);
