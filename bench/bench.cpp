@@ -13,6 +13,7 @@
 #include "indexer_fwd_unfused.h"
 #include "indexer_fwd_last.h"
 #include "indexer_fwd_s3.h"
+#include "indexer_fwd_pers.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "topk.h"
@@ -133,7 +134,8 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
                   {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
                   {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false},
                   {"last_first=true", minitile::kernels::indexer_fwd_last, false},
-                  {"stages=3", minitile::kernels::indexer_fwd_s3, false}};
+                  {"stages=3", minitile::kernels::indexer_fwd_s3, false},
+                  {"persistent=true", minitile::kernels::indexer_fwd_pers, false}};
   for (auto &v : variants) {
     double ms = medianMs(
         [&] {

@@ -534,6 +534,30 @@ void Kernel::grid(Arg x, Arg y, Arg z) {
   k.gridLoc = x.loc();
 }
 
+void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
+                        PersistentOptions options) {
+  KernelState &k = checked(id_, items.loc());
+  if (k.grid)
+    throw Error(items.loc(), "persistent() sets the grid, which is already set");
+  if (options.blocksPerSM < 1)
+    throw Error(items.loc(), "persistent(): blocksPerSM must be positive, not " +
+                                 std::to_string(options.blocksPerSM));
+  mlir::Location loc = k.loc(items.loc());
+  mlir::Value n = indexValue(k, items, "persistent()'s item count");
+  mlir::Value hostItems = k.toHost(n, items.loc(), "persistent()'s item count");
+  mlir::Value sms = tile::MultiprocessorCountOp::create(k.hostB, loc);
+  mlir::Value most = mlir::arith::MulIOp::create(
+      k.hostB, loc, sms, mlir::arith::ConstantIndexOp::create(k.hostB, loc, options.blocksPerSM));
+  mlir::Value one = mlir::arith::ConstantIndexOp::create(k.hostB, loc, 1);
+  k.grid = std::array<mlir::Value, 3>{
+      mlir::arith::MinSIOp::create(k.hostB, loc, hostItems, most), one, one};
+  k.gridLoc = items.loc();
+  Value count = Access::make(&k, n);
+  serial(blockId(0, items.loc()), count, [&](Value i) {
+    body(options.order == WorkOrder::lastFirst ? count - 1 - i : i);
+  }, gridDim(0, items.loc()));
+}
+
 void Kernel::require(Arg cond, const std::string &message) {
   KernelState &k = checked(id_, cond.loc());
   mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "require()");

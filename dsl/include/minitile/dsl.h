@@ -319,6 +319,23 @@ struct PipelinedOptions {
   int groups = 1;
 };
 
+/// The order in which a persistent kernel's blocks take their work items.
+enum class WorkOrder {
+  /// Items 0, 1, 2, ...: block b takes b, b + grid, b + 2 grid, ...
+  linear,
+  /// The last item first: where items grow with their index (causal
+  /// windows), the longest start first and the short ones fill the tail.
+  lastFirst,
+};
+
+/// How a persistent kernel (Kernel::persistent) is laid out.
+struct PersistentOptions {
+  /// Blocks one multiprocessor holds at once: the grid is at most this many
+  /// times the device's multiprocessors.
+  int blocksPerSM = 1;
+  WorkOrder order = WorkOrder::linear;
+};
+
 /// Which threads a parallel loop spreads over: the whole block, or each row
 /// of it (the threads sharing threadId(1) and threadId(2)), which then runs
 /// its own loop with its own bounds.
@@ -351,6 +368,17 @@ public:
   void minBlocksPerSM(int blocks, SourceLoc loc = SourceLoc::current());
   /// Blocks in the grid: values computed from size and scalar arguments.
   void grid(Arg x, Arg y = 1, Arg z = 1);
+  /// A persistent kernel: min(items, blocksPerSM x the device's
+  /// multiprocessors) blocks (the launcher reads the count at each launch),
+  /// each running body(item) for its share of the items [0, items), items
+  /// being a function of the size and scalar arguments. Sets the grid, so
+  /// grid() is not called too. A pipelined loop in the body keeps its ring
+  /// of stages from one item to the next: the producer starts on the next
+  /// item's copies while the compute threads finish this one's. Shared
+  /// tiles the body writes outside such a loop need a barrier() before they
+  /// are written again.
+  void persistent(Arg items, const std::function<void(Value)> &body,
+                  PersistentOptions options = {});
   /// The launcher throws `message` unless `cond` (a function of the
   /// arguments) holds.
   void require(Arg cond, const std::string &message);
