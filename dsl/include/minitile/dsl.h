@@ -19,6 +19,22 @@
 //     }
 //   };
 //   MINITILE_KERNEL(Scale, "scale", "doubles every element");
+//
+//   // Loops carry values: the body gets the previous ones and returns the next.
+//   struct RowSums : Generator {
+//     void generate(Kernel &k) override {
+//       Value rows = k.size("rows"), cols = k.size("cols");
+//       Tensor x = k.tensor("x", DType::f32, {rows, cols});
+//       Tensor sums = k.tensor("sums", DType::f32, {rows});
+//       k.threads(128);
+//       k.grid(ceildiv(rows, 128));
+//       Value r = k.blockId() * 128 + k.threadId();
+//       k.if_(r < rows, [&] {
+//         sums(r) = k.serial(0, cols, 0.0, [&](Value c, Value sum) { return sum + x(r, c); });
+//       });
+//     }
+//   };
+//   MINITILE_KERNEL(RowSums, "row_sums", "the sum of each row");
 // END EXAMPLE
 //
 // Every call records the caller's file and line; misuse throws
