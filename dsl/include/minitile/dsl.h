@@ -19,6 +19,22 @@
 //     }
 //   };
 //   MINITILE_KERNEL(Scale, "scale", "doubles every element");
+//
+//   // Loops carry values: the body gets the previous ones and returns the next.
+//   struct RowSums : Generator {
+//     void generate(Kernel &k) override {
+//       Value rows = k.size("rows"), cols = k.size("cols");
+//       Tensor x = k.tensor("x", DType::f32, {rows, cols});
+//       Tensor sums = k.tensor("sums", DType::f32, {rows});
+//       k.threads(128);
+//       k.grid(ceildiv(rows, 128));
+//       Value r = k.blockId() * 128 + k.threadId();
+//       k.if_(r < rows, [&] {
+//         sums(r) = k.serial(0, cols, 0.0, [&](Value c, Value sum) { return sum + x(r, c); });
+//       });
+//     }
+//   };
+//   MINITILE_KERNEL(RowSums, "row_sums", "the sum of each row");
 // END EXAMPLE
 //
 // Every call records the caller's file and line; misuse throws
@@ -392,6 +408,28 @@ public:
   /// for (i = lo; i < hi; i += step) body(i), in every thread.
   void serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
               Arg step = 1);
+  /// A serial loop that carries a value from one iteration to the next:
+  /// `body(i, v)` gets the value of the previous iteration (`init` in the
+  /// first) and returns the next one; serial() returns the value after the
+  /// last iteration (`init` when the loop runs none). Scalars and fragments
+  /// alike; the body returns what `init` is (same dtype, same shape), and
+  /// a fragment stays in registers from iteration to iteration:
+  ///
+  ///   Value sum = k.serial(0, n, 0.0, [&](Value i, Value s) { return s + x(i); });
+  Value serial(Arg lo, Arg hi, Arg init, const std::function<Value(Value, Value)> &body,
+               Arg step = 1);
+  /// The same with several carried values: `body(i, {v0, v1, ...})`
+  /// returns as many, in the same order, each of its initial value's type.
+  ///
+  ///   std::vector<Value> r = k.serial(0, n, {0.0, negInf()},
+  ///       [&](Value i, std::vector<Value> c) -> std::vector<Value> {
+  ///         return {c[0] + x(i), max(c[1], x(i))};
+  ///       });
+  ///   Value sum = r[0], largest = r[1];
+  std::vector<Value> serial(
+      Arg lo, Arg hi, std::vector<Arg> init,
+      const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+      Arg step = 1);
   /// The iterations of [lo, hi) by step, spread over the block's threads
   /// (or over each row's, with Across::x). Every thread they spread over
   /// must reach it.
@@ -417,6 +455,27 @@ public:
   /// ahead of the computation of earlier ones (`tile-warp-specialize`).
   void pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
                  PipelinedOptions options = {});
+  /// A pipelined loop carrying a value, as serial() carries one: a gemm's
+  /// accumulator, say, which stays in registers for the whole loop while
+  /// each iteration's gemm runs on as the next iteration starts (at most one
+  /// left running; the value after the loop waits for the last):
+  ///
+  ///   Value c = k.pipelined(0, ceildiv(K, 64), broadcast(0.0, {128, 128}),
+  ///       [&](Value kt, Value acc) {
+  ///         Shared a = k.shared(DType::bf16, {128, 64}), b = k.shared(DType::bf16, {128, 64});
+  ///         copy(A, {m0, kt * 64}, a);
+  ///         copy(B, {n0, kt * 64}, b);
+  ///         return gemm(a, b, /*transposeB=*/true, acc);
+  ///       }, {.stages = 4});
+  ///
+  /// Loops that carry values run on one group (`options.groups` = 1).
+  Value pipelined(Arg lo, Arg hi, Arg init, const std::function<Value(Value, Value)> &body,
+                  PipelinedOptions options = {});
+  /// The same with several carried values (see serial()).
+  std::vector<Value> pipelined(
+      Arg lo, Arg hi, std::vector<Arg> init,
+      const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+      PipelinedOptions options = {});
 
   /// A shared-memory tile. Its rows are stored with a 128-byte swizzle when
   /// they span a multiple of 128 bytes and there are a multiple of 8 of
