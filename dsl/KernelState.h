@@ -20,6 +20,7 @@ struct KernelState {
   mlir::MLIRContext *ctx;
   const Target *target;     // what the kernel is compiled for
   bool contract = true;     // float multiply-adds may fuse (fma)
+  bool fastMath = false;    // math functions may be approximate (afn)
   mlir::ModuleOp module;
   tile::HostOp host;
   tile::KernelOp kernel;

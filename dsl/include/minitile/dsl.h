@@ -189,7 +189,11 @@ Value clamp(Arg v, Arg lo, Arg hi);
 /// ceil(a / b) for integers, b > 0.
 Value ceildiv(Arg a, Arg b);
 Value select(Arg cond, Arg ifTrue, Arg ifFalse);
-/// Converts between integer and float types (integers sign-extend).
+/// Converts between integer and float types (integers sign-extend; floats
+/// to integers truncate toward zero) and between float types (to a
+/// narrower one rounding to nearest even: f32 -> bf16 or f16). Scalars,
+/// vectors and fragments alike. Not to or from bool: write `v != 0` or
+/// `select(b, 1, 0)`.
 Value cast(Arg v, DType to, SourceLoc loc = SourceLoc::current());
 /// The bits of `v` as another type of the same width: f32 <-> i32,
 /// f64 <-> i64, f16 / bf16 <-> i16.
@@ -494,6 +498,12 @@ public:
   /// after the call: call it first in generate() for the whole kernel.
   void contractFloats(bool on, SourceLoc loc = SourceLoc::current());
 
+  /// Whether the math functions (exp, log, sqrt, tanh, ...; see "Math
+  /// functions" below) of f32, f16 and bf16 may be the GPU's fast
+  /// approximations instead of the precise ones. Off by default. Like
+  /// contractFloats(), applies to the functions built after the call.
+  void fastMath(bool on, SourceLoc loc = SourceLoc::current());
+
   /// What the kernel is being compiled for (`minitile compile --arch`): its
   /// shared memory, registers and features.
   const Target &target() const;
@@ -559,6 +569,39 @@ Value warpShuffleUp(Arg v, Arg delta, SourceLoc loc = SourceLoc::current());
 Value warpShuffleDown(Arg v, Arg delta, SourceLoc loc = SourceLoc::current());
 /// `v` as held by lane (this lane ^ mask), 0 <= mask < 32.
 Value warpShuffleXor(Arg v, int mask, SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Math functions: element by element on float scalars and fragments (f16,
+// bf16, f32, f64; f16 and bf16 are computed in f32 and rounded back). An
+// integer must be cast() first.
+//
+// Precise (the default): sqrt is correctly rounded; exp, exp2, rsqrt and
+// tanh are within 2 ulp, log and log2 within 1 ulp (CUDA's libdevice, which
+// the compiler links). With Kernel::fastMath(true), f32, f16 and bf16 use
+// the GPU's approximations, a few instructions each; subnormal inputs and
+// results become zero. The bounds CUDA documents for the same instructions:
+//   exp2   ex2.approx.ftz             2 ulp
+//   exp    ex2.approx.ftz(x log2 e)   2 + 1.173 |x| ulp (the product's rounding)
+//   log2   lg2.approx.ftz             absolute error 2^-22 in [0.5, 2], else 2 ulp
+//   log    lg2.approx.ftz(x) ln 2     absolute error 2^-21.4 in [0.5, 2], else 3 ulp
+//   sqrt   sqrt.approx.ftz            rsqrt  rsqrt.approx.ftz: 2 ulp
+//   tanh   tanh.approx.f32            relative error 2^-10.99 (bf16-grade)
+// docs/MATH.md has the measured figures (tests/gpu/MathTest.cpp).
+//===----------------------------------------------------------------------===//
+
+Value exp(Arg x, SourceLoc loc = SourceLoc::current());
+/// 2^x.
+Value exp2(Arg x, SourceLoc loc = SourceLoc::current());
+/// The natural logarithm: -inf at 0, NaN below.
+Value log(Arg x, SourceLoc loc = SourceLoc::current());
+Value log2(Arg x, SourceLoc loc = SourceLoc::current());
+Value sqrt(Arg x, SourceLoc loc = SourceLoc::current());
+/// 1 / sqrt(x).
+Value rsqrt(Arg x, SourceLoc loc = SourceLoc::current());
+Value tanh(Arg x, SourceLoc loc = SourceLoc::current());
+/// |x| of a float or an integer (of the integer minimum, itself), exact;
+/// vectors too.
+Value abs(Arg x, SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Fragments
