@@ -39,13 +39,13 @@ namespace {
 using namespace minitile;
 
 template <bool Batched> struct TopK : Generator {
-  Param<int> threads{"threads", 512, {128, 256, 512, 1024}, "threads per block (one row each)"};
+  Param<int> threads{"threads", 256, {128, 256, 512, 1024}, "threads per block (one row each)"};
   Param<int> candidates{"candidates", 2048, 256, 16384,
                         "keys of the first digit's bin kept in shared memory "
                         "(more go back to the row)"};
   Param<int> unroll{"unroll", 4, 1, 16,
                     "row entries each thread loads at once (rows longer than regs x threads)"};
-  Param<int> regs{"regs", 8, 0, 64,
+  Param<int> regs{"regs", 16, 0, 64,
                   "row entries each thread holds in registers: a row of at most regs x "
                   "threads entries is read once, all loads at once, and selected from "
                   "registers (0: every row takes the two reads)"};
@@ -88,8 +88,8 @@ template <bool Batched> struct TopK : Generator {
     const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
     // Registers: the row's entries held (regs), as many again for the
-    // digits computed from them, and 16 more; 512 threads x 8 entries get
-    // 32 registers, 4 blocks a multiprocessor (ptxas spills nothing there).
+    // digits computed from them, and 16 more; 256 threads x 16 entries get
+    // 48 registers, 5 blocks a multiprocessor (ptxas spills one word).
     const int64_t byRegisters = regs ? 65536 / (NT * (2 * regs + 16)) : 1536 / NT;
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
                                  : int(std::clamp<int64_t>(std::min(byRegisters, fit), 1, 32)));
@@ -198,12 +198,14 @@ template <bool Batched> struct TopK : Generator {
         incl = select(lane >= d, incl + warpShuffleUp(incl, d), incl);
       k.if_(lane == 31, [&] { warpSums(warp) = incl; });
       k.barrier();
-      Var before = k.var(DType::i32, 0), total = k.var(DType::i32, 0);
-      k.serial(0, W, [&](Value w) {
-        Value sum = warpSums(w);
-        total = total + sum;
-        k.if_(w < warp, [&] { before = before + sum; });
-      });
+      // The warps' sums, lane w holding warp w's, scanned the same way:
+      // every thread gets the sum of the warps before its own and the total.
+      Value sums = select(lane < W, warpSums(min(lane, W - 1)), constant(0, DType::i32));
+      Value scanned = sums;
+      for (int d = 1; d < W; d *= 2)
+        scanned = select(lane >= d, scanned + warpShuffleUp(scanned, d), scanned);
+      Value total = warpShuffle(scanned, W - 1);
+      Value before = warpShuffle(scanned - sums, warp);
       Value above = before + incl - mine;
       k.if_(above < need && above + mine >= need, [&] {
         Var acc = k.var(above), done = k.var(DType::i1, false);
@@ -404,14 +406,15 @@ template <bool Batched> struct TopK : Generator {
         pass = pass + 1;
         finished = last;
       });
-      // 4. Every key whose digits found so far are at or above the prefix:
-      //    compared as unsigned pairs of words (sign bits flipped).
-      Value floorHi = prefixHi ^ INT32_MIN, floorLo = prefixLo ^ INT32_MIN;
+      // 4. Every key at or above the prefix (as a 64-bit key, unsigned),
+      //    which is every key whose digits found so far are: high words
+      //    compared unsigned (sign bits flipped), then the low words (never
+      //    negative; the prefix's is 0 unless index digits were found).
+      Value floorHi = prefixHi ^ INT32_MIN;
       std::vector<Value> low = lowWords();
       for (int u = 0; u < R; ++u) {
-        Value hiWord = (bits[u] & maskHi) ^ INT32_MIN, loWord = (low[u] & maskLo) ^ INT32_MIN;
-        Value out = bits[u] != 0 &&
-                    (hiWord > floorHi || (hiWord == floorHi && loWord >= floorLo));
+        Value out = bits[u] != 0 && ((bits[u] ^ INT32_MIN) > floorHi ||
+                                     (bits[u] == prefixHi && low[u] >= prefixLo));
         Value t = cast(T - 1, DType::i32) - low[u];
         emit(out, t, valueOfBits(bits[u]), [&] {
           return (cast(bits[u], DType::i64) << 32) | cast(low[u], DType::i64);
