@@ -16,15 +16,15 @@
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "topk.h"
-#include "topk_b4.h"
 #include "topk_sorted.h"
 #include "topk_t1024r4.h"
-#include "topk_t512r8.h"
+#include "topk_t256r16.h"
+#include "topk_t256r16b5.h"
 #include "topk_t128r32.h"
 #include "topk_u8.h"
 #include "topk_v1.h"
 #include "topk_windows.h"
-#include "topk_windows_t512r8.h"
+#include "topk_windows_t256r16.h"
 #include "topk_windows_t1024r16.h"
 
 #include <algorithm>
@@ -186,10 +186,10 @@ void benchTopkFullRows(double copyRate) {
     TopkFn fn;
   } variants[] = {{"topk (shipped)", minitile::kernels::topk},
                   {"v1: 256 thr, regs=0", minitile::kernels::topk_v1},
-                  {"512 thr x regs=8", minitile::kernels::topk_t512r8},
+                  {"256 thr x regs=16", minitile::kernels::topk_t256r16},
                   {"1024 thr x regs=4", minitile::kernels::topk_t1024r4},
                   {"128 thr x regs=32", minitile::kernels::topk_t128r32},
-                  {"blocks_per_sm=4", minitile::kernels::topk_b4},
+                  {"256 x 16, 5 blocks/SM", minitile::kernels::topk_t256r16b5},
                   {"unroll=8", minitile::kernels::topk_u8},
                   {"sorted", nullptr}};
   for (auto [S, T, K, all] : {std::tuple<int64_t, int64_t, int64_t, bool>{16384, 4096, 512, true},
@@ -232,7 +232,7 @@ void benchTopkCausal(double copyRate) {
       const char *name;
       WindowsFn fn;
     } variants[] = {{"topk windows=true", minitile::kernels::topk_windows},
-                    {"windows 512 x regs=8", minitile::kernels::topk_windows_t512r8},
+                    {"windows 256 x regs=16", minitile::kernels::topk_windows_t256r16},
                     {"windows 1024 x regs=16", minitile::kernels::topk_windows_t1024r16}};
     for (auto &v : variants) {
       double ms = medianMs(

@@ -39,21 +39,21 @@ namespace {
 using namespace minitile;
 
 template <bool Batched> struct TopK : Generator {
-  Param<int> threads{"threads", 256, {128, 256, 512, 1024}, "threads per block (one row each)"};
+  Param<int> threads{"threads", 512, {128, 256, 512, 1024}, "threads per block (one row each)"};
   Param<int> candidates{"candidates", 2048, 256, 16384,
                         "keys of the first digit's bin kept in shared memory "
                         "(more go back to the row)"};
   Param<int> unroll{"unroll", 4, 1, 16,
                     "row entries each thread loads at once (rows longer than regs x threads)"};
-  Param<int> regs{"regs", 16, 0, 64,
+  Param<int> regs{"regs", 8, 0, 64,
                   "row entries each thread holds in registers: a row of at most regs x "
                   "threads entries is read once, all loads at once, and selected from "
                   "registers (0: every row takes the two reads)"};
   Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
                          "blocks one multiprocessor must hold at once, registers capped for "
-                         "them (0: as many as 64K registers hold at 2 x regs + 16 a thread "
-                         "-- 1536 threads' worth with regs = 0 -- or as many as shared memory "
-                         "holds)"};
+                         "them (0: as many as 64K registers hold at max(32, 3 x regs + 8) a "
+                         "thread -- 1536 threads' worth with regs = 0 -- or as many as shared "
+                         "memory holds)"};
   Param<bool> windows{"windows", false,
                       "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
   Param<bool> withScores{"scores", false, "also write the scores"};
@@ -87,10 +87,12 @@ template <bool Batched> struct TopK : Generator {
     const int sortSize = nextPowerOfTwo(maxK);
     const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
-    // Registers: the row's entries held (regs), as many again for the
-    // digits computed from them, and 16 more; 256 threads x 16 entries get
-    // 48 registers, 5 blocks a multiprocessor (ptxas spills one word).
-    const int64_t byRegisters = regs ? 65536 / (NT * (2 * regs + 16)) : 1536 / NT;
+    // Registers: the row's entries held (regs), the digits computed from
+    // them and the rest, at least 32; 512 threads x 8 entries get 32
+    // registers and 4 blocks a multiprocessor, no spills (256 x 16 get 64
+    // and 4 blocks, and spill two words, stored and loaded once a row).
+    const int64_t byRegisters =
+        regs ? 65536 / (NT * std::max(32, 3 * regs.get() + 8)) : 1536 / NT;
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
                                  : int(std::clamp<int64_t>(std::min(byRegisters, fit), 1, 32)));
     k.grid(S, Batched ? Arg(B) : Arg(1));

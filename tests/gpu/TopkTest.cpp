@@ -24,7 +24,7 @@
 #include "topk_overflow.h"
 #include "topk_r2.h"
 #include "topk_sorted.h"
-#include "topk_t512r8.h"
+#include "topk_t256r16.h"
 #include "topk_t1024.h"
 #include "topk_ws.h"
 
@@ -71,10 +71,10 @@ const Variant tiny{"topk 128 threads x 2 entries in registers, windows scores", 
                    false, false,
                    [](auto x, auto ks, auto ke, auto i, auto sc, auto, auto S, auto T,
                       auto K) { k::topk_r2(S, T, K, x, ks, ke, i, sc); }};
-const Variant r8{"topk 512 threads x 8 entries in registers, scores", false, true, false,
-                 false, [](auto x, auto, auto, auto i, auto sc, auto, auto S, auto T, auto K) {
-                   k::topk_t512r8(S, T, K, x, i, sc);
-                 }};
+const Variant r16{"topk 256 threads x 16 entries in registers, scores", false, true, false,
+                  false, [](auto x, auto, auto, auto i, auto sc, auto, auto S, auto T, auto K) {
+                    k::topk_t256r16(S, T, K, x, i, sc);
+                  }};
 const Variant batched{"batched_topk windows scores", true, true, false, true,
                       [](auto x, auto ks, auto ke, auto i, auto sc, auto B, auto S, auto T,
                          auto K) { k::batched_topk_ws(S, T, K, B, x, ks, ke, i, sc); }};
@@ -293,11 +293,11 @@ TEST(TopK, RowsInRegistersAndBeyond) {
         run(tiny, {1, rowsFor(T), T, K, d, Windows::random});
         run(tiny, {1, rowsFor(T), T, K, d, Windows::causal});
       }
-  // 4096 entries in registers on 512 threads.
+  // 4096 entries in registers on 256 threads.
   for (int64_t K : kKs)
     for (int64_t T : {1, 513, 2049, 4095, 4096, 4097, 12345})
       for (Data d : {Data::normal, Data::fewValues, Data::allEqual, Data::mostlyNegInf})
-        run(r8, {1, rowsFor(T), T, K, d});
+        run(r16, {1, rowsFor(T), T, K, d});
 }
 
 TEST(TopK, AThousandThreadsPerRow) {
