@@ -28,6 +28,13 @@
 // (only where values tie). A row whose window holds at most k entries takes
 // all of them at once.
 //
+// A row of at most threads x regs entries (4096 by default) skips the
+// second read and the kept keys: each thread loads its regs entries at
+// once, steps 1, 2 and 4 run on the registers (each later digit counted
+// over the entries matching the digits found so far), and the bins found
+// give the k-th largest key's prefix; one sweep of the registers writes out
+// every key at or above it.
+//
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
 
