@@ -94,7 +94,10 @@ install)
     [ -f "$prefix/lib/cmake/minitile/$f" ] || fail "lib/cmake/minitile/$f is not installed"
   done
   no_tree_paths "$prefix"
-  "$prefix/bin/minitile" list | grep -q '^clean_logits:' || fail "the installed minitile does not list its kernels"
+  # Into a file first: grep -q stops reading at the first match, and under
+  # pipefail the writer's SIGPIPE would fail the test.
+  "$prefix/bin/minitile" list > "$work/list.txt" || fail "the installed minitile list failed"
+  grep -q '^clean_logits:' "$work/list.txt" || fail "the installed minitile does not list its kernels"
   "$prefix/bin/minitile-opt" --help >/dev/null || fail "the installed minitile-opt does not run"
   say "installed in $prefix (moved there from $work/stage)"
   ;;
