@@ -73,6 +73,21 @@ Value Distributor::index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+OpBuilder::InsertPoint Distributor::invariantPoint(OpBuilder &b, ValueRange operands) {
+  OpBuilder::InsertPoint point = b.saveInsertionPoint();
+  for (Operation *loop = b.getInsertionBlock()->getParentOp();
+       loop && llvm::isa<ForOp, PipelinedOp, WhileOp>(loop); loop = loop->getParentOp()) {
+    bool invariant = llvm::all_of(operands, [&](Value v) {
+      Region *r = v.getParentRegion();
+      return !r || !loop->isAncestor(r->getParentOp());
+    });
+    if (!invariant)
+      break;
+    point = OpBuilder::InsertPoint(loop->getBlock(), Block::iterator(loop));
+  }
+  return point;
+}
+
 const Registers &Distributor::registers(Value v) {
   return regs_[v.getAsOpaquePointer()];
 }
