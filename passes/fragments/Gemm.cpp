@@ -19,6 +19,8 @@ namespace minitile::tile {
 
 namespace {
 
+constexpr int64_t kHoistedDescriptors = 8;
+
 class GemmFamily : public FragmentFamily {
 public:
   bool handles(Operation *op) const override { return llvm::isa<GemmOp>(op); }
@@ -87,11 +89,13 @@ public:
       Value descA = hopper::WgmmaDescOp::create(b, loc, i64, gemm.getA(), offA, 1024);
       // B's descriptors are made before the loops its tile is invariant in
       // (the queries' tile of a loop over keys): kept in registers, not
-      // remade every iteration.
+      // remade every iteration -- the first kHoistedDescriptors of them (two
+      // uniform registers each, of 63; more spill).
       Value descB;
       {
         OpBuilder::InsertionGuard guard(b);
-        b.restoreInsertionPoint(Distributor::invariantPoint(b, gemm.getB()));
+        if (k < kHoistedDescriptors)
+          b.restoreInsertionPoint(Distributor::invariantPoint(b, gemm.getB()));
         descB = hopper::WgmmaDescOp::create(
             b, loc, i64, gemm.getB(), Distributor::index(b, loc, (k / 4) * panelsB + inPanel),
             1024);
