@@ -12,6 +12,7 @@
 #include "codegen_mul_add_exact.h"
 #include "codegen_relu_dot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
