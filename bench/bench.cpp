@@ -5,14 +5,23 @@
 //
 //===----------------------------------------------------------------------===//
 #include "clean_logits.h"
+#include "gemm_bf16.h"
+#include "gemm_bf16_n128.h"
+#include "gemm_f32.h"
 #include "clean_logits_t128_r2.h"
 #include "clean_logits_t256_r1.h"
 #include "clean_logits_t32_r4.h"
 #include "clean_logits_t64_r4.h"
 #include "indexer_fwd.h"
 #include "indexer_fwd_unfused.h"
+#include "indexer_fwd_last.h"
+#include "indexer_fwd_s3.h"
+#include "indexer_fwd_pers.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
+#include "softmax_32k.h"
+#include "softmax_4k.h"
+#include "softmax_4k_bf16.h"
 #include "topk.h"
 #include "topk_b4.h"
 #include "topk_b8.h"
@@ -32,6 +41,7 @@
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <tuple>
 #include <vector>
 
 using minitile::rt::DeviceBuffer;
@@ -129,7 +139,10 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
     bool unfused;
   } variants[] = {{"indexer_fwd (shipped)", minitile::kernels::indexer_fwd, false},
                   {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
-                  {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false}};
+                  {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false},
+                  {"last_first=true", minitile::kernels::indexer_fwd_last, false},
+                  {"stages=3", minitile::kernels::indexer_fwd_s3, false},
+                  {"persistent=true", minitile::kernels::indexer_fwd_pers, false}};
   for (auto &v : variants) {
     double ms = medianMs(
         [&] {
@@ -273,11 +286,75 @@ void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
   }
 }
 
+/// The examples' GEMM (examples/gemm): C = A . B^T, bf16 in, f32 accumulation.
+void benchGemm() {
+  using Fn = std::function<void(int64_t, int64_t, int64_t, const minitile::rt::bf16 *,
+                                const minitile::rt::bf16 *, void *)>;
+  struct {
+    const char *name;
+    Fn fn;
+  } variants[] = {
+      {"gemm_bf16 (128x256)",
+       [](int64_t M, int64_t N, int64_t K, auto a, auto b, void *c) {
+         example::gpu::gemm_bf16(M, N, K, a, b, static_cast<minitile::rt::bf16 *>(c));
+       }},
+      {"gemm_bf16_n128 (128x128)",
+       [](int64_t M, int64_t N, int64_t K, auto a, auto b, void *c) {
+         example::gpu::gemm_bf16_n128(M, N, K, a, b, static_cast<minitile::rt::bf16 *>(c));
+       }},
+      {"gemm_f32 (128x128)",
+       [](int64_t M, int64_t N, int64_t K, auto a, auto b, void *c) {
+         example::gpu::gemm_f32(M, N, K, a, b, static_cast<float *>(c));
+       }}};
+  for (auto [M, N, K] : {std::tuple<int64_t, int64_t, int64_t>{8192, 8192, 8192},
+                         {4096, 4096, 4096}, {4000, 3000, 4104}}) {
+    DeviceBuffer<minitile::rt::bf16> a(M * K), b(N * K);
+    a.fillWords(0x3f803f80u); // 1.0 bf16 pairs
+    b.fillWords(0x3c003c00u); // 2^-7
+    DeviceBuffer<float> c(M * N);
+    for (auto &v : variants) {
+      double ms = medianMs([&] { v.fn(M, N, K, a.get(), b.get(), c.get()); }, 5, 20);
+      std::printf("%-26s M=%5lld N=%5lld K=%5lld | %8.3f ms | %6.1f TFLOP/s\n", v.name,
+                  (long long)M, (long long)N, (long long)K, ms, 2.0 * M * N * K / ms / 1e9);
+    }
+  }
+}
+
+/// The examples' softmax (examples/softmax), against copy bandwidth.
+void benchSoftmax(double copyRate) {
+  struct Case {
+    const char *name;
+    int64_t rows, cols, bytes;
+    std::function<void(int64_t, int64_t, void *, void *)> fn;
+  } cases[] = {
+      {"softmax_4k f32", 32768, 4096, 4,
+       [](int64_t r, int64_t c, void *x, void *y) {
+         example::gpu::softmax_4k(r, c, static_cast<float *>(x), static_cast<float *>(y));
+       }},
+      {"softmax_32k f32", 8192, 32768, 4,
+       [](int64_t r, int64_t c, void *x, void *y) {
+         example::gpu::softmax_32k(r, c, static_cast<float *>(x), static_cast<float *>(y));
+       }},
+      {"softmax_4k_bf16", 32768, 4096, 2,
+       [](int64_t r, int64_t c, void *x, void *y) {
+         example::gpu::softmax_4k_bf16(r, c, static_cast<minitile::rt::bf16 *>(x),
+                                       static_cast<minitile::rt::bf16 *>(y));
+       }}};
+  for (auto &c : cases) {
+    size_t bytes = size_t(c.rows) * c.cols * c.bytes;
+    DeviceBuffer<uint8_t> x(bytes), y(bytes);
+    x.fillWords(0x3f803f80u);
+    double ms = medianMs([&] { c.fn(c.rows, c.cols, (void *)x.ptr(), (void *)y.ptr()); });
+    double rate = 2.0 * bytes / ms / 1e6;
+    std::printf("%-18s rows=%6lld cols=%6lld | %8.1f us | %6.0f GB/s (%3.0f%% of copy)\n",
+                c.name, (long long)c.rows, (long long)c.cols, ms * 1e3, rate,
+                100 * rate / copyRate);
+  }
+}
+
 } // namespace
 
-/// minitile-bench} // namespace
-
-/// minitile-bench [clean|indexer|topk|all] [S ...]: which kernels, and for
+/// minitile-bench [clean|indexer|topk|gemm|softmax|all] [S ...]: which kernels, and for
 /// the indexer which sequence lengths (S_kv = S / 4); all of them by default.
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line out at once
@@ -318,9 +395,11 @@ int main(int argc, char **argv) {
       for (auto &v : variants)
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
     }
-    if (what == "indexer" || what == "all")
+    if (what == "indexer" || what == "all") {
       for (int64_t S : lengths)
         benchIndexer(S, S / 4, 4);
+      benchIndexer(4096, 4096, 1); // the peers' ratio-1 case
+    }
     if (what == "topk" || what == "all") {
       benchTopkFullRows(copy);
       benchTopkCausal(copy);
@@ -328,6 +407,10 @@ int main(int argc, char **argv) {
                           {65536, 1024}})
         benchIndexerThenTopk(S, S / 4, K);
     }
+    if (what == "gemm" || what == "all")
+      benchGemm();
+    if (what == "softmax" || what == "all")
+      benchSoftmax(copy);
   } catch (const minitile::rt::Error &e) {
     std::fprintf(stderr, "minitile-bench: %s\n", e.what());
     return 1;

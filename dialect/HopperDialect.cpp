@@ -56,30 +56,35 @@ LogicalResult MBarrierOfOp::verify() {
 
 LogicalResult MBarrierInitOp::verify() {
   // The arrival count is a 20-bit field.
-  if (getCount() < 1 || getCount() >= (int64_t(1) << 20))
-    return emitOpError("expects 1 to 2^20 - 1 arrivals, not ") << getCount();
+  // I64Attr's getters are unsigned: read the attributes as signed so that a
+  // negative value is reported as itself.
+  int64_t count = getCountAttr().getInt();
+  if (count < 1 || count >= (int64_t(1) << 20))
+    return emitOpError("expects 1 to 2^20 - 1 arrivals, not ") << count;
   return success();
 }
 
 LogicalResult MBarrierExpectTxOp::verify() {
   // The transaction count is a 20-bit field.
-  if (getBytes() < 0 || getBytes() >= (int64_t(1) << 20))
-    return emitOpError("expects 0 to 2^20 - 1 bytes, not ") << getBytes();
+  int64_t bytes = getBytesAttr().getInt();
+  if (bytes < 0 || bytes >= (int64_t(1) << 20))
+    return emitOpError("expects 0 to 2^20 - 1 bytes, not ") << bytes;
   return success();
 }
 
 LogicalResult NamedBarrierOp::verify() {
-  if (getId() < 1 || getId() > 15)
-    return emitOpError("uses barrier 1 to 15 (0 is tile.barrier), not ") << getId();
-  if (getThreads() < 32 || getThreads() > 1024 || getThreads() % 32)
-    return emitOpError("waits for a multiple of 32 threads up to 1024, not ")
-           << getThreads();
+  int64_t id = getIdAttr().getInt(), threads = getThreadsAttr().getInt();
+  if (id < 1 || id > 15)
+    return emitOpError("uses barrier 1 to 15 (0 is tile.barrier), not ") << id;
+  if (threads < 32 || threads > 1024 || threads % 32)
+    return emitOpError("waits for a multiple of 32 threads up to 1024, not ") << threads;
   return success();
 }
 
 LogicalResult SetMaxNRegOp::verify() {
-  if (getCount() < 24 || getCount() > 256 || getCount() % 8)
-    return emitOpError("sets a multiple of 8 registers from 24 to 256, not ") << getCount();
+  int64_t count = getCountAttr().getInt();
+  if (count < 24 || count > 256 || count % 8)
+    return emitOpError("sets a multiple of 8 registers from 24 to 256, not ") << count;
   return success();
 }
 
@@ -92,7 +97,7 @@ LogicalResult MakeTmaDescOp::verify() {
   for (int64_t b : getBox())
     if (b < 1 || b > 256)
       return emitOpError("box extents are 1 to 256, not ") << b;
-  int64_t swizzle = getSwizzle();
+  int64_t swizzle = getSwizzleAttr().getInt();
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitOpError("swizzle is 0, 32, 64 or 128 bytes");
   int64_t innerBytes =
@@ -106,20 +111,22 @@ LogicalResult MakeTmaDescOp::verify() {
 LogicalResult TmaLoadOp::verify() {
   if (getCoords().empty() || getCoords().size() > 5)
     return emitOpError("takes 1 to 5 coordinates, not ") << getCoords().size();
-  if (getOffset() < 0 || getOffset() >= getDest().getType().getBytes())
-    return emitOpError("lands at byte ") << getOffset() << " of a tile of "
+  int64_t offset = getOffsetAttr().getInt();
+  if (offset < 0 || offset >= int64_t(getDest().getType().getBytes()))
+    return emitOpError("lands at byte ") << offset << " of a tile of "
                                          << getDest().getType().getBytes() << " bytes";
   return success();
 }
 
 LogicalResult WgmmaWaitOp::verify() {
-  if (getPending() < 0 || getPending() > 7)
-    return emitOpError("leaves 0 to 7 groups pending, not ") << getPending();
+  int64_t pending = getPendingAttr().getInt();
+  if (pending < 0 || pending > 7)
+    return emitOpError("leaves 0 to 7 groups pending, not ") << pending;
   return success();
 }
 
 LogicalResult WgmmaOp::verify() {
-  int64_t n = getN();
+  int64_t n = getNAttr().getInt();
   if (n < 8 || n > 256 || n % 8)
     return emitOpError("n is a multiple of 8 from 8 to 256, not ") << n;
   if (int64_t(getAcc().size()) != n / 2 || int64_t(getResults().size()) != n / 2)

@@ -181,6 +181,38 @@ def Tile_HostCheckOp : Tile_Op<"host_check", [HasParent<"HostOp">]> {
   let assemblyFormat = "$condition `,` $message attr-dict";
 }
 
+def Tile_MultiprocessorCountOp
+    : Tile_Op<"multiprocessor_count", [Pure, HasParent<"HostOp">]> {
+  let summary = "the launcher's device's number of multiprocessors";
+  let description = [{
+    Read by the launcher from the current device at each launch: a
+    persistent kernel sizes its grid to the device with it, then strides
+    over its work items by `tile.grid_dim`.
+
+    ```mlir
+    tile.host @persistent(%n: index {tile.name = "n", tile.size}) {
+      %c1 = arith.constant 1 : index
+      %sms = tile.multiprocessor_count
+      %blocks = arith.minsi %n, %sms : index
+      tile.launch @persistent_kernel grid(%blocks, %c1, %c1) args(%n) : (index) -> ()
+      tile.return
+    }
+    tile.kernel @persistent_kernel(%n: index) attributes {block = array<i32: 128, 1, 1>} {
+      %b = tile.block_id x
+      %blocks = tile.grid_dim x
+      tile.for %item = %b to %n step %blocks {
+      }
+      tile.return
+    }
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+  let builders = [OpBuilder<(ins), [{
+    build($_builder, $_state, $_builder.getIndexType());
+  }]>];
+}
+
 def Tile_CheckPtrOp : Tile_Op<"check_ptr", [HasParent<"HostOp">]> {
   let summary = "the launcher checks a tensor's base pointer";
   let description = [{

@@ -534,6 +534,30 @@ void Kernel::grid(Arg x, Arg y, Arg z) {
   k.gridLoc = x.loc();
 }
 
+void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
+                        PersistentOptions options) {
+  KernelState &k = checked(id_, items.loc());
+  if (k.grid)
+    throw Error(items.loc(), "persistent() sets the grid, which is already set");
+  if (options.blocksPerSM < 1)
+    throw Error(items.loc(), "persistent(): blocksPerSM must be positive, not " +
+                                 std::to_string(options.blocksPerSM));
+  mlir::Location loc = k.loc(items.loc());
+  mlir::Value n = indexValue(k, items, "persistent()'s item count");
+  mlir::Value hostItems = k.toHost(n, items.loc(), "persistent()'s item count");
+  mlir::Value sms = tile::MultiprocessorCountOp::create(k.hostB, loc);
+  mlir::Value most = mlir::arith::MulIOp::create(
+      k.hostB, loc, sms, mlir::arith::ConstantIndexOp::create(k.hostB, loc, options.blocksPerSM));
+  mlir::Value one = mlir::arith::ConstantIndexOp::create(k.hostB, loc, 1);
+  k.grid = std::array<mlir::Value, 3>{
+      mlir::arith::MinSIOp::create(k.hostB, loc, hostItems, most), one, one};
+  k.gridLoc = items.loc();
+  Value count = Access::make(&k, n);
+  serial(blockId(0, items.loc()), count, [&](Value i) {
+    body(options.order == WorkOrder::lastFirst ? count - 1 - i : i);
+  }, gridDim(0, items.loc()));
+}
+
 void Kernel::require(Arg cond, const std::string &message) {
   KernelState &k = checked(id_, cond.loc());
   mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "require()");
@@ -577,18 +601,114 @@ Value Kernel::gridDim(int dim, SourceLoc loc) {
 // Control flow and variables
 //===----------------------------------------------------------------------===//
 
-void Kernel::serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
-                    Arg step) {
-  KernelState &k = checked(id_, lo.loc());
+namespace detail {
+/// serial() carrying `init` (nothing for the plain form, whose body then
+/// returns nothing).
+static std::vector<Value>
+serialLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Arg> &init,
+           const Arg &step,
+           const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+           bool single) {
   auto s = staticInt(step);
   if (s && *s <= 0)
     throw Error(step.loc(), "serial(): the step must be positive, not " +
                                 std::to_string(*s));
   mlir::Value l = indexValue(k, lo, "serial()"), h = indexValue(k, hi, "serial()"),
               st = indexValue(k, step, "serial()");
-  auto loop = tile::ForOp::create(k.b, k.loc(lo.loc()), l, h, st);
-  buildInto(k, loop.getBody().front(),
-            [&] { body(Access::make(&k, loop.getInductionVar())); });
+  auto inits = carriedInits(k, init, "serial()");
+  auto loop = tile::ForOp::create(k.b, k.loc(lo.loc()), l, h, st, inits);
+  return buildCarriedBody(k, loop, loop.getBody().front(), body, lo.loc(), "serial()",
+                          single);
+}
+} // namespace detail
+
+void Kernel::serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
+                    Arg step) {
+  KernelState &k = checked(id_, lo.loc());
+  detail::serialLoop(k, lo, hi, {}, step,
+                     [&](Value i, std::vector<Value>) {
+                       body(i);
+                       return std::vector<Value>{};
+                     },
+                     /*single=*/false);
+}
+
+llvm::SmallVector<mlir::Value> detail::carriedInits(KernelState &k,
+                                                   const std::vector<Arg> &init,
+                                                   const char *what) {
+  llvm::SmallVector<mlir::Value> inits;
+  for (const Arg &a : init) {
+    detail::kernelFor({&a}, a.loc());
+    mlir::Value v = detail::materialize(k, a, std::nullopt, what);
+    if (llvm::isa<mlir::VectorType>(v.getType()))
+      throw Error(a.loc(), std::string(what) +
+                               " carries scalars and fragments, not a vector (" +
+                               detail::describe(v.getType()) + ")");
+    inits.push_back(v);
+  }
+  return inits;
+}
+
+std::vector<Value> detail::buildCarriedBody(
+    KernelState &k, mlir::Operation *loop, mlir::Block &block,
+    const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+    const SourceLoc &loc, const char *what, bool single) {
+  std::vector<Value> carried;
+  for (mlir::BlockArgument arg : block.getArguments().drop_front())
+    carried.push_back(Access::make(&k, arg));
+  size_t n = carried.size();
+  mlir::OpBuilder::InsertionGuard guard(k.b);
+  if (!block.empty() && block.back().hasTrait<mlir::OpTrait::IsTerminator>())
+    block.back().erase(); // the yield of a loop carrying nothing; made below
+  k.b.setInsertionPointToEnd(&block);
+  std::vector<Value> next = body(Access::make(&k, block.getArgument(0)), carried);
+  if (next.size() != n)
+    throw Error(loc, std::string(what) + ": the body returns " + std::to_string(next.size()) +
+                         (next.size() == 1 ? " value" : " values") + " but the loop carries " +
+                         std::to_string(n));
+  llvm::SmallVector<mlir::Value> yielded;
+  for (size_t i = 0; i < n; ++i) {
+    std::string which = single ? std::string("the carried value")
+                               : "carried value #" + std::to_string(i);
+    if (!next[i].valid())
+      throw Error(loc, std::string(what) + ": the body returns an empty minitile::Value "
+                                           "for " + which);
+    checked(Access::kernelOf(next[i]), loc);
+    mlir::Value v = Access::get(next[i]);
+    mlir::Type want = block.getArgument(i + 1).getType();
+    if (v.getType() != want) {
+      std::string made;
+      if (mlir::Operation *def = v.getDefiningOp())
+        made = " (made at " + where(def->getLoc()) + ")";
+      throw Error(loc, std::string(what) + ": the body returns " +
+                           detail::describe(v.getType()) + made + " for " + which +
+                           ", which is " + detail::describe(want) +
+                           "; it returns what the initial value is");
+    }
+    yielded.push_back(v);
+  }
+  tile::YieldOp::create(k.b, loop->getLoc(), yielded);
+  std::vector<Value> results;
+  for (mlir::Value r : loop->getResults())
+    results.push_back(Access::make(&k, r));
+  return results;
+}
+
+Value Kernel::serial(Arg lo, Arg hi, Arg init,
+                     const std::function<Value(Value, Value)> &body, Arg step) {
+  KernelState &k = checked(id_, lo.loc());
+  std::vector<Value> r = detail::serialLoop(
+      k, lo, hi, {init}, step,
+      [&](Value i, std::vector<Value> c) { return std::vector<Value>{body(i, c[0])}; },
+      /*single=*/true);
+  return r[0];
+}
+
+std::vector<Value> Kernel::serial(
+    Arg lo, Arg hi, std::vector<Arg> init,
+    const std::function<std::vector<Value>(Value, std::vector<Value>)> &body, Arg step) {
+  KernelState &k = checked(id_, lo.loc());
+  return detail::serialLoop(k, lo, hi, init, step, body, /*single=*/false);
 }
 
 void Kernel::parallel(Arg lo, Arg hi, const std::function<void(Value)> &body,
@@ -714,11 +834,12 @@ void Var::set(Arg v) const {
 namespace {
 
 /// Finishes the launcher and kernel bodies and the function types.
-void finish(KernelState &k, const std::string &file) {
+/// `file` and `line` name the kernel's MINITILE_KERNEL.
+void finish(KernelState &k, const std::string &file, unsigned line) {
   if (!k.block)
-    throw Error(file, 0, "the kernel never calls threads()");
+    throw Error(file, line, "the kernel never calls threads()");
   if (!k.grid)
-    throw Error(file, 0, "the kernel never calls grid()");
+    throw Error(file, line, "the kernel never calls grid()");
   mlir::Location loc = k.loc(k.gridLoc);
   mlir::Block &hostBody = k.host.getBody().front();
   mlir::Block &kernelBody = k.kernel.getBody().front();
@@ -773,13 +894,16 @@ mlir::OwningOpRef<mlir::ModuleOp> buildKernel(mlir::MLIRContext &ctx,
   if (!doc.empty())
     k.host.setDocAttr(k.b.getStringAttr(doc));
   std::string file = "<generator " + name + ">";
-  if (auto *info = Registry::global().find(name))
+  unsigned line = 0;
+  if (auto *info = Registry::global().find(name)) {
     file = info->file;
+    line = info->line;
+  }
   {
     CurrentKernel scope(&k);
     Kernel kernel(&k);
     gen.generate(kernel);
-    finish(k, file);
+    finish(k, file, line);
   }
   verify(k, file);
   return owner;

@@ -20,6 +20,7 @@ struct KernelState {
   mlir::MLIRContext *ctx;
   const Target *target;     // what the kernel is compiled for
   bool contract = true;     // float multiply-adds may fuse (fma)
+  bool fastMath = false;    // math functions may be approximate (afn)
   mlir::ModuleOp module;
   tile::HostOp host;
   tile::KernelOp kernel;
@@ -145,6 +146,20 @@ void storeShared(const Shared &s, const std::vector<Arg> &idx, const Arg &v,
                  const SourceLoc &loc);
 /// Tensor indices (integers of any width) as index values.
 llvm::SmallVector<mlir::Value> tensorIndices(KernelState &k, const std::vector<Arg> &idx);
+
+/// The initial values of a loop's carried values (constants take the type
+/// they would alone: index, f32, i1).
+llvm::SmallVector<mlir::Value> carriedInits(KernelState &k, const std::vector<Arg> &init,
+                                            const char *what);
+
+/// Builds the body of `loop`, a loop carrying `inits` whose block is `block`
+/// (index, then the carried values): runs `body`, checks that it returns one
+/// value of each carried type, and yields them. Returns the loop's results.
+/// Errors at `loc` (the loop's line); `single` for the one-value form.
+std::vector<Value> buildCarriedBody(
+    KernelState &k, mlir::Operation *loop, mlir::Block &block,
+    const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+    const SourceLoc &loc, const char *what, bool single);
 
 /// "[4, 64]": a shape in diagnostics.
 std::string shapeText(llvm::ArrayRef<int64_t> shape);

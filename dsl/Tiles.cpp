@@ -145,9 +145,12 @@ void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
                        k.b.getDenseI64ArrayAttr(box));
 }
 
-void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
-                       PipelinedOptions options) {
-  KernelState &k = detail::checked(id_, lo.loc());
+/// pipelined() carrying `init` (nothing for the plain form).
+static std::vector<Value>
+pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Arg> &init,
+              const PipelinedOptions &options,
+              const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+              bool single) {
   if (options.stages < 1 || options.stages > tile::kMaxStages)
     throw Error(lo.loc(), "pipelined(): stages is 1 to " + std::to_string(tile::kMaxStages) +
                               ", not " + std::to_string(options.stages));
@@ -161,16 +164,49 @@ void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
                               std::to_string(options.groups) +
                               " groups; make the stages a multiple of the groups (each "
                               "stage is then always read by the same group)");
+  if (!init.empty() && options.groups != 1)
+    throw Error(lo.loc(), "pipelined(): a loop that carries values runs on one group, not " +
+                              std::to_string(options.groups) +
+                              " (each iteration needs the one before it)");
   for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
     if (llvm::isa<tile::PipelinedOp, tile::ParallelOp>(p))
       throw Error(lo.loc(), "pipelined() inside a pipelined() or parallel() loop");
   auto bounds = indexValues(k, {lo, hi}, "pipelined()");
+  auto inits = detail::carriedInits(k, init, "pipelined()");
   mlir::Value one = mlir::arith::ConstantIndexOp::create(k.b, k.loc(lo.loc()), 1);
   auto loop = tile::PipelinedOp::create(k.b, k.loc(lo.loc()), bounds[0], bounds[1], one,
-                                        options.stages, options.groups);
-  mlir::OpBuilder::InsertionGuard guard(k.b);
-  k.b.setInsertionPoint(&loop.getBody().front().back());
-  body(Access::make(&k, loop.getInductionVar()));
+                                        options.stages, options.groups, inits);
+  return detail::buildCarriedBody(k, loop, loop.getBody().front(), body, lo.loc(),
+                                  "pipelined()", single);
+}
+
+void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
+                       PipelinedOptions options) {
+  KernelState &k = detail::checked(id_, lo.loc());
+  pipelinedLoop(k, lo, hi, {}, options,
+                [&](Value i, std::vector<Value>) {
+                  body(i);
+                  return std::vector<Value>{};
+                },
+                /*single=*/false);
+}
+
+Value Kernel::pipelined(Arg lo, Arg hi, Arg init,
+                        const std::function<Value(Value, Value)> &body,
+                        PipelinedOptions options) {
+  KernelState &k = detail::checked(id_, lo.loc());
+  return pipelinedLoop(
+      k, lo, hi, {init}, options,
+      [&](Value i, std::vector<Value> c) { return std::vector<Value>{body(i, c[0])}; },
+      /*single=*/true)[0];
+}
+
+std::vector<Value> Kernel::pipelined(
+    Arg lo, Arg hi, std::vector<Arg> init,
+    const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+    PipelinedOptions options) {
+  KernelState &k = detail::checked(id_, lo.loc());
+  return pipelinedLoop(k, lo, hi, init, options, body, /*single=*/false);
 }
 
 //===----------------------------------------------------------------------===//

@@ -506,6 +506,11 @@ Value cast(Arg v, DType to, SourceLoc loc) {
   mlir::Value x = detail::materialize(k, v, std::nullopt, "cast()");
   mlir::Type from = x.getType();
   mlir::Type target = withElement(from, k.type(to));
+  if (isBool(from) && !isBool(target))
+    throw Error(loc, "cast() of a bool to " + std::string(dtypeName(to)) +
+                         ": write select(b, 1, 0) (a cast would make true -1)");
+  if (isBool(target) && !isBool(from))
+    throw Error(loc, "cast() of " + typeName(from) + " to i1: compare instead (v != 0)");
   mlir::Location l = k.loc(loc);
   mlir::Value r;
   if (from == target) {

@@ -29,6 +29,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32, "
                     "else 2, the most that keep their registers)"};
   Param<bool> clean{"clean", true, "write -inf outside the windows (else only the windows)"};
+  Param<bool> lastFirst{"last_first", false,
+                        "block i takes the queries of block (grid - 1 - i): with causal "
+                        "windows, the longest first, so short blocks fill the tail"};
+  Param<bool> persistent{"persistent", false,
+                         "one block per multiprocessor walking the query blocks, last "
+                         "first; the KV ring runs on from one to the next"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
@@ -53,56 +59,71 @@ template <bool Batched> struct IndexerFwd : Generator {
     Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
                             : k.tensor("logits", DType::f32, {S, T});
     k.threads(128 * G);
-    k.grid(ceildiv(S, BQ), Batched ? Arg(B) : Arg(1));
-
-    // This block's batch and queries.
-    Value b = k.blockId(1);
-    Tensor qb = Batched ? q.slice(1, b) : q, kvb = Batched ? kv.slice(1, b) : kv;
-    Tensor wb = Batched ? w.slice(1, b) : w, out = Batched ? logits[b] : logits;
-    Value q0 = k.blockId() * BQ;
-
-    // The union of the queries' windows, clamped to [0, S_kv].
-    Var lo = k.var(T), hi = k.var(DType::index, 0);
-    k.serial(0, BQ, [&](Value r) {
-      k.if_(q0 + r < S, [&] {
-        Value a = clamp(ks(q0 + r), 0, T), e = clamp(ke(q0 + r), a, T);
-        k.if_(a < e, [&] {
-          lo = min(lo, a);
-          hi = max(hi, e);
-        });
-      });
-    });
-    Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
-
     Shared qs = k.shared(DType::bf16, {N, D});
-    copy(qb, {q0, 0, 0}, qs, {BQ, H, D});
-    Value weights = broadcast(reshape(loadTile(wb, {q0, 0}, {BQ, H}), {N}), {BK, N}, {1});
-    Value wks = broadcast(loadTile(ks, {q0}, {BQ}), {BK, BQ}, {1});
-    Value wke = broadcast(loadTile(ke, {q0}, {BQ}), {BK, BQ}, {1});
 
-    k.pipelined(0, tiles, [&](Value i) {
-      Value t0 = start + i * BK;
-      Shared kt = k.shared(DType::bf16, {BK, D});
-      copy(kvb, {t0, 0}, kt);
-      Value s = gemm(kt, qs, /*transposeB=*/true);                         // [BK, N]
-      Value logit = reduceSum(reshape(max(s, 0.0) * weights, {BK, BQ, H}), 2); // [BK, BQ]
-      Value t = cast(t0, DType::i32) + iota({BK, BQ}, 0);
-      Value inWindow = t >= wks && t < wke;
-      if (clean)
-        storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
-      else
-        storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
-    }, {.stages = st, .groups = G});
+    // The work of query block qb of batch b.
+    auto work = [&](Value qb, Value b) {
+      Tensor qbat = Batched ? q.slice(1, b) : q, kvb = Batched ? kv.slice(1, b) : kv;
+      Tensor wb = Batched ? w.slice(1, b) : w, out = Batched ? logits[b] : logits;
+      Value q0 = qb * BQ;
 
-    // Everything outside the tiles the loop wrote.
-    if (clean) {
-      Value end = min(start + tiles * BK, T);
+      // The union of the queries' windows, clamped to [0, S_kv].
+      Var lo = k.var(T), hi = k.var(DType::index, 0);
       k.serial(0, BQ, [&](Value r) {
         k.if_(q0 + r < S, [&] {
-          fill(out[q0 + r], 0, start, negInf());
-          fill(out[q0 + r], end, T, negInf());
+          Value a = clamp(ks(q0 + r), 0, T), e = clamp(ke(q0 + r), a, T);
+          k.if_(a < e, [&] {
+            lo = min(lo, a);
+            hi = max(hi, e);
+          });
         });
       });
+      Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
+
+      copy(qbat, {q0, 0, 0}, qs, {BQ, H, D});
+      Value weights = broadcast(reshape(loadTile(wb, {q0, 0}, {BQ, H}), {N}), {BK, N}, {1});
+      Value wks = broadcast(loadTile(ks, {q0}, {BQ}), {BK, BQ}, {1});
+      Value wke = broadcast(loadTile(ke, {q0}, {BQ}), {BK, BQ}, {1});
+
+      k.pipelined(0, tiles, [&](Value i) {
+        Value t0 = start + i * BK;
+        Shared kt = k.shared(DType::bf16, {BK, D});
+        copy(kvb, {t0, 0}, kt);
+        Value s = gemm(kt, qs, /*transposeB=*/true);                         // [BK, N]
+        Value logit = reduceSum(reshape(max(s, 0.0) * weights, {BK, BQ, H}), 2); // [BK, BQ]
+        Value t = cast(t0, DType::i32) + iota({BK, BQ}, 0);
+        Value inWindow = t >= wks && t < wke;
+        if (clean)
+          storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
+        else
+          storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
+      }, {.stages = st, .groups = G});
+
+      // Everything outside the tiles the loop wrote.
+      if (clean) {
+        Value end = min(start + tiles * BK, T);
+        k.serial(0, BQ, [&](Value r) {
+          k.if_(q0 + r < S, [&] {
+            fill(out[q0 + r], 0, start, negInf());
+            fill(out[q0 + r], end, T, negInf());
+          });
+        });
+      }
+    };
+
+    Value blocks = ceildiv(S, BQ);
+    if (persistent) {
+      // Item i: query block i / B of batch i % B; last first, the longest
+      // causal windows of every batch go first. The barrier keeps the next
+      // item's query tile from overwriting this one's while it is read.
+      k.persistent(Batched ? blocks * B : blocks, [&](Value item) {
+        work(Batched ? item / B : item, Batched ? item % B : Value());
+        k.barrier();
+      }, {.blocksPerSM = 1, .order = WorkOrder::lastFirst});
+    } else {
+      k.grid(blocks, Batched ? Arg(B) : Arg(1));
+      work(lastFirst ? k.gridDim() - 1 - k.blockId() : k.blockId(),
+           Batched ? k.blockId(1) : Value());
     }
   }
 };

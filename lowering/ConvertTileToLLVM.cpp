@@ -1,7 +1,8 @@
 //===- ConvertTileToLLVM.cpp - tile kernels to the LLVM + NVVM dialects ---===//
 //
 // Expects: tile.kernel bodies with tile memory/geometry/loop ops, arith and
-//          math's bit counts, and no op that an earlier pass lowers
+//          math ops on scalars (lowering/ConvertMath.h says how the float
+//          functions lower, fast or precise), and no op that an earlier pass lowers
 //          (tile-distribute-parallel ... tile-plan-shared): each is reported
 //          at the op, naming that pass. Arith ops of any kind: ceil/floor
 //          divisions are expanded here.
@@ -14,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lowering/ConvertHopperOps.h"
+#include "lowering/ConvertMath.h"
 #include "lowering/LoweringPasses.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -490,7 +492,8 @@ struct ConvertTileToLLVM
             .wasInterrupted())
       minitile::declareDynamicShared(module);
     minitile::populateHopperConversions(converter, patterns);
-    if (failed(checkLowerable(module, converter)))
+    if (failed(checkLowerable(module, converter)) ||
+        failed(minitile::prepareMathConversions(module)))
       return signalPassFailure();
     patterns.add<KernelOpLowering, ReturnOpLowering,
                  GeometryOpLowering<tile::ThreadIdOp, NVVM::ThreadIdXOp,
@@ -509,6 +512,7 @@ struct ConvertTileToLLVM
     // later) rather than to compares and selects.
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    minitile::populateMathConversions(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);
     populateSCFToControlFlowConversionPatterns(patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

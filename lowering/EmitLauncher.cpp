@@ -235,6 +235,10 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
       })
       .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp>(
           [&](Operation *) { return !cast().empty(); })
+      .Case([&](tile::MultiprocessorCountOp m) {
+        define(m, "int64_t(minitile::rt::multiprocessorCount())");
+        return true;
+      })
       .Case([&](tile::HostCheckOp c) {
         os_ << "  if (!" << name(c.getCondition())
             << ") throw minitile::rt::Error(std::string(kKernel) + \": \" + "

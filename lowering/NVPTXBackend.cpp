@@ -1,4 +1,5 @@
 //===- NVPTXBackend.cpp - MLIR LLVM dialect -> LLVM IR -> PTX, in process -===//
+#include "lowering/ConvertMath.h"
 #include "lowering/Stages.h"
 
 #include "mlir/Target/LLVMIR/Export.h"
@@ -6,11 +7,15 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <mutex>
 
@@ -44,6 +49,41 @@ static std::unique_ptr<llvm::TargetMachine> targetMachine(const Target &target) 
       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
 }
 
+/// Links the libdevice functions `module` calls (precise math, declared by
+/// convert-tile-to-llvm, which checked that libdevice exists). libdevice
+/// asks NVVMReflect whether to flush subnormals: no (nvvm-reflect-ftz 0).
+static bool linkLibdevice(mlir::ModuleOp op, llvm::Module &module) {
+  bool needed = llvm::any_of(module.functions(), [](const llvm::Function &f) {
+    return f.isDeclaration() && f.getName().starts_with("__nv_");
+  });
+  if (!needed)
+    return true;
+  std::string path = libdevicePath();
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> libdevice =
+      path.empty() ? nullptr : llvm::parseIRFile(path, diag, module.getContext());
+  if (!libdevice) {
+    mlir::emitError(op.getLoc()) << "cannot read libdevice '" << path
+                                 << "': " << diag.getMessage();
+    return false;
+  }
+  libdevice->setTargetTriple(module.getTargetTriple());
+  libdevice->setDataLayout(module.getDataLayout());
+  // What comes from libdevice is internal: inlined, then dropped.
+  auto internalize = [](llvm::Module &m, const llvm::StringSet<> &linked) {
+    llvm::internalizeModule(m, [&linked](const llvm::GlobalValue &gv) {
+      return !gv.hasName() || !linked.contains(gv.getName());
+    });
+  };
+  if (llvm::Linker::linkModules(module, std::move(libdevice),
+                                llvm::Linker::LinkOnlyNeeded, internalize)) {
+    mlir::emitError(op.getLoc()) << "linking libdevice '" << path << "' failed";
+    return false;
+  }
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+  return true;
+}
+
 std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
                                                 llvm::LLVMContext &llvmContext,
                                                 const Target &target) {
@@ -53,6 +93,8 @@ std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
     return nullptr;
   llvmModule->setTargetTriple(llvm::Triple(kTriple));
   llvmModule->setDataLayout(targetMachine(target)->createDataLayout());
+  if (!linkLibdevice(module, *llvmModule))
+    return nullptr;
   return llvmModule;
 }
 

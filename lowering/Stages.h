@@ -46,8 +46,10 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opt
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        const StageOptions &opts);
 
-/// MLIR (LLVM + NVVM dialects) to LLVM IR; null on failure, which is
-/// reported as an MLIR diagnostic at the op that does not translate.
+/// MLIR (LLVM + NVVM dialects) to LLVM IR, with the libdevice functions it
+/// calls linked in; null on failure, which is reported as an MLIR
+/// diagnostic at the op that does not translate (or at the module, for
+/// libdevice).
 std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
                                                 llvm::LLVMContext &llvmContext,
                                                 const Target &target);

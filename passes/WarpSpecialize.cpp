@@ -323,7 +323,16 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
   // The stage and parity travel with the loop (a few uniform instructions
   // an iteration rather than a division).
   auto [s0, parity0] = ring.cursor(b, loc, group);
-  ForOp serial = moveIntoFor(loop, b, lb, loop.getUpperBound(), step, {s0, parity0});
+  SmallVector<Value> cursor{s0, parity0};
+  // Lagged: the stage the previous iteration read travels too; before the
+  // first iteration it is the spare barrier past the ring, which no one
+  // waits for. (No test of the first iteration: a branch or select on it
+  // makes LLVM peel that iteration, and the copies joining the peeled
+  // accumulator to the loop's then read registers of a wgmma still running,
+  // which makes ptxas serialise every wgmma.)
+  if (lagged)
+    cursor.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), ring.stages));
+  ForOp serial = moveIntoFor(loop, b, lb, loop.getUpperBound(), step, cursor);
   Block &to = serial.getBody().front();
   OpBuilder head = OpBuilder::atBlockBegin(&to);
   unsigned carried = loop.getInitArgs().size();
@@ -345,37 +354,19 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
     MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
   } else {
     // The previous iteration's stage, once its gemm is done (max_pending 1).
-    Value notFirst = arith::CmpIOp::create(tail, loc, arith::CmpIPredicate::sgt,
-                                           serial.getInductionVar(), lb);
-    auto release = IfOp::create(tail, loc, TypeRange(), notFirst);
-    OpBuilder then = OpBuilder::atBlockEnd(&release.getThenRegion().emplaceBlock());
-    Value isZero = arith::CmpIOp::create(then, loc, arith::CmpIPredicate::eq, s,
-                                         constant(then, loc, 0));
-    Value previous = arith::SelectOp::create(
-        then, loc, isZero, constant(then, loc, ring.stages - 1),
-        arith::SubIOp::create(then, loc, s, constant(then, loc, 1)));
-    MBarrierArriveOp::create(then, loc, ring.barrier(then, loc, ring.empty, previous));
-    YieldOp::create(then, loc);
+    Value previous = arith::IndexCastUIOp::create(tail, loc, tail.getIndexType(),
+                                                  serial.getRegionIterArgs()[carried + 2]);
+    MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, previous));
+    to.getTerminator()->insertOperands(to.getTerminator()->getNumOperands(), {s32});
   }
   b.setInsertionPointAfter(serial);
   if (lagged) {
-    // The last iteration's stage, once every gemm is done.
+    // The last iteration's stage (the spare if none ran), once every gemm
+    // is done.
     WgmmaWaitOp::create(b, loc, 0);
-    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), lb);
-    Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span,
-                                      constant(b, loc, 0));
-    auto release = IfOp::create(b, loc, TypeRange(), ran);
-    OpBuilder then = OpBuilder::atBlockEnd(&release.getThenRegion().emplaceBlock());
-    Value trips = arith::CeilDivSIOp::create(then, loc, span, step);
-    Value last = arith::SubIOp::create(
-        then, loc,
-        arith::AddIOp::create(then, loc,
-                              LocalLoadOp::create(then, loc, then.getIndexType(), ring.runs),
-                              trips),
-        constant(then, loc, 1));
-    Value lastStage = arith::RemUIOp::create(then, loc, last, constant(then, loc, ring.stages));
-    MBarrierArriveOp::create(then, loc, ring.barrier(then, loc, ring.empty, lastStage));
-    YieldOp::create(then, loc);
+    Value last = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                              serial.getResults()[carried + 2]);
+    MBarrierArriveOp::create(b, loc, ring.barrier(b, loc, ring.empty, last));
   }
   ring.advance(b, loc, loop);
   loop.erase();
@@ -478,6 +469,11 @@ void sliceProducer(Region &region) {
         (op->getParentOp() == top || live.contains(op->getParentOp())))
       dead.push_back(op);
   });
+  // A dead op may still be used by another one (the placeholder of a
+  // carried value before the loop, by a gemm inside it): drop every dead
+  // op's operands before erasing any.
+  for (Operation *op : dead)
+    op->dropAllReferences();
   for (Operation *op : llvm::reverse(dead))
     op->erase();
 }
@@ -558,8 +554,11 @@ void specialise(KernelOp kernel, MutableArrayRef<std::pair<PipelinedOp, Body>> b
 
   for (auto &[loop, body] : bodies) {
     int64_t perIteration = threads / loop.getGroups();
+    // A loop whose stages are released one iteration late has a spare
+    // empty barrier (see buildConsumer).
+    int64_t spare = body.accumulating.empty() ? 0 : 1;
     Ring ring{int64_t(loop.getStages()), allocateBarriers(kernel, loop.getStages(), 1, loc),
-              allocateBarriers(kernel, loop.getStages(), perIteration, loc), Value()};
+              allocateBarriers(kernel, loop.getStages() + spare, perIteration, loc), Value()};
     auto twin = llvm::cast<PipelinedOp>(map.lookup(loop.getOperation()));
     Body twinBody;
     for (AllocSharedOp alloc : body.allocs)

@@ -36,6 +36,47 @@ TEST(Dsl, BuildsLauncherAndKernel) {
   EXPECT_NE(ir.find("tile.store"), std::string::npos) << ir;
 }
 
+TEST(Dsl, PersistentKernelsSizeTheirGridToTheDevice) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    k.threads(128);
+    k.persistent(ceildiv(n, 128), [&](Value item) {
+      x(item * 128 + k.threadId()) = 1.0f;
+    }, {.blocksPerSM = 2, .order = WorkOrder::lastFirst});
+  });
+  // The launcher: min(items, 2 x the multiprocessors) blocks.
+  EXPECT_NE(ir.find("tile.multiprocessor_count"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.constant 2 : index"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.minsi"), std::string::npos) << ir;
+  // The kernel: a loop from the block's index by the grid's extent, the
+  // items taken last first.
+  EXPECT_NE(ir.find("tile.block_id x"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.grid_dim x"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.for"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.subi"), std::string::npos) << ir;
+}
+
+TEST(DslMisuse, PersistentAfterGrid) {
+  unsigned line = 0;
+  expectDslError(line, "persistent() sets the grid, which is already set", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    line = __LINE__ + 1;
+    k.persistent(n, [](Value) {});
+  });
+}
+
+TEST(DslMisuse, PersistentItemsFromTheDevice) {
+  unsigned line = 0;
+  expectDslError(line, "persistent()'s item count depends on", [&](Kernel &k) {
+    Value n = k.size("n");
+    k.threads(128);
+    line = __LINE__ + 1;
+    k.persistent(n + k.threadId(), [](Value) {});
+  });
+}
+
 TEST(Dsl, RecordsCallerLocations) {
   mlir::DialectRegistry registry;
   registerDialects(registry);
@@ -286,6 +327,29 @@ TEST(DslMisuse, TensorOfIndices) {
 TEST(DslMisuse, MissingThreads) {
   Error e = buildError([](Kernel &k) { k.size("n"); });
   EXPECT_NE(e.message().find("never calls threads()"), std::string::npos) << e.what();
+}
+
+namespace {
+struct NoGrid : Generator {
+  void generate(Kernel &k) override { k.threads(128); }
+};
+const unsigned noGridLine = __LINE__ + 1;
+MINITILE_KERNEL(NoGrid, "dsltest_no_grid", "a kernel that forgets its grid");
+} // namespace
+
+TEST(DslMisuse, MissingGridIsReportedAtTheRegistration) {
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  NoGrid gen;
+  try {
+    buildKernel(ctx, gen, "dsltest_no_grid");
+    ADD_FAILURE() << "no error";
+  } catch (const Error &e) {
+    EXPECT_EQ(e.file(), __FILE__);
+    EXPECT_EQ(e.line(), noGridLine) << e.what();
+    EXPECT_NE(e.message().find("never calls grid()"), std::string::npos) << e.what();
+  }
 }
 
 TEST(DslMisuse, ValueUsedAfterItsKernel) {

@@ -16,14 +16,14 @@
 
 #include <gtest/gtest.h>
 
-TEST(HeaderExample, CompilesToPTX) {
-  const GeneratorInfo *info = Registry::global().find("scale");
-  ASSERT_NE(info, nullptr) << "the header example no longer registers 'scale'";
+static void compilesToPTX(const std::string &name) {
+  const GeneratorInfo *info = Registry::global().find(name);
+  ASSERT_NE(info, nullptr) << "the header example no longer registers '" << name << "'";
   mlir::DialectRegistry registry;
   registerDialects(registry);
   mlir::MLIRContext ctx(registry);
   std::unique_ptr<Generator> gen = info->create();
-  auto module = buildKernel(ctx, *gen, "scale", info->summary);
+  auto module = buildKernel(ctx, *gen, name, info->summary);
   ASSERT_TRUE(module);
   StageOptions opts;
   ASSERT_TRUE(mlir::succeeded(runTilePasses(*module, opts)));
@@ -34,7 +34,10 @@ TEST(HeaderExample, CompilesToPTX) {
   ASSERT_TRUE(llvmModule);
   optimizeLLVMIR(*llvmModule, target);
   std::string ptx = emitPTX(*llvmModule, target);
-  EXPECT_NE(ptx.find(".entry scale_kernel"), std::string::npos) << ptx;
+  EXPECT_NE(ptx.find(".entry " + name + "_kernel"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("ld.global"), std::string::npos) << ptx;
   EXPECT_NE(ptx.find("st.global"), std::string::npos) << ptx;
 }
+
+TEST(HeaderExample, CompilesToPTX) { compilesToPTX("scale"); }
+TEST(HeaderExample, CarriedLoopCompilesToPTX) { compilesToPTX("row_sums"); }

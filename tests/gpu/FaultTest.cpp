@@ -69,12 +69,14 @@ TEST(Fault, HostPointersAreRefusedBeforeTheLaunch) {
 }
 
 TEST(Fault, FreedBuffersAreRefusedBeforeTheLaunch) {
+  // The windows first: allocated after the free, they could take the freed
+  // addresses, and a pointer into a live allocation is valid to the driver.
+  DeviceBuffer<int32_t> ks(std::vector<int32_t>(64, 0)), ke(std::vector<int32_t>(64, 8));
   float *freed;
   {
     DeviceBuffer<float> logits(64 * 64);
     freed = logits.get();
   }
-  DeviceBuffer<int32_t> ks(std::vector<int32_t>(64, 0)), ke(std::vector<int32_t>(64, 8));
   auto e = errorOf([&] {
     minitile::kernels::clean_logits(64, 64, freed, ks.get(), ke.get());
   });
@@ -98,8 +100,11 @@ TEST(Fault, AFaultIsNamedAndLaterCallsSayTheContextIsLost) {
   });
   ASSERT_TRUE(e) << "writing 16 GiB into 4 KiB did not fault";
   std::printf("the fault: %s\n", e->what());
-  // An out-of-bounds store is CUDA_ERROR_ILLEGAL_ADDRESS, named in the message.
-  EXPECT_EQ(e->code(), CUDA_ERROR_ILLEGAL_ADDRESS) << e->what();
+  // An out-of-bounds store is CUDA_ERROR_ILLEGAL_ADDRESS, or on the H200
+  // with driver 580 (a store far past the allocation) CUDA_ERROR_LAUNCH_FAILED;
+  // either is named in the message.
+  EXPECT_TRUE(e->code() == CUDA_ERROR_ILLEGAL_ADDRESS || e->code() == CUDA_ERROR_LAUNCH_FAILED)
+      << e->what();
   EXPECT_NE(std::string(e->what()).find(minitile::rt::errorName(e->code())), std::string::npos)
       << e->what();
   EXPECT_NE(std::string(e->what()).find("the CUDA context is lost"), std::string::npos)

@@ -206,6 +206,20 @@ TEST(IndexerFwd, ShapesAndWindows) {
       }
 }
 
+TEST(IndexerFwd, PersistentShapesAndWindows) {
+  // One block per multiprocessor, each walking many query blocks (S = 4099:
+  // 2050 of them), the longest causal windows first.
+  for (int64_t S : {1, 3, 17, 1000, 4099})
+    for (int64_t T : {0, 257, 1025})
+      for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty}) {
+        Problem p(S, T, 1, 64, 128, w);
+        SCOPED_TRACE(describe(p, w));
+        check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
+                minitile::kernels::indexer_fwd_persistent_h64_d128(S, T, q, kv, wt, ks, ke, out);
+              }), false);
+      }
+}
+
 TEST(IndexerFwd, UnfusedThenCleanLogits) {
   for (auto [S, T] : {std::pair<int64_t, int64_t>{17, 257}, {1000, 1025}, {3, 0}})
     for (Windows w : {Windows::causal4, Windows::random}) {

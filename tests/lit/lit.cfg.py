@@ -20,6 +20,8 @@ config.substitutions.append(("%minitile-launcher-errors",
 if config.ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
+if config.libdevice:
+    config.available_features.add("libdevice")
 if config.sanitize:
     config.available_features.add("sanitized")
 if os.geteuid() == 0:

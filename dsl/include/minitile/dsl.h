@@ -19,6 +19,22 @@
 //     }
 //   };
 //   MINITILE_KERNEL(Scale, "scale", "doubles every element");
+//
+//   // Loops carry values: the body gets the previous ones and returns the next.
+//   struct RowSums : Generator {
+//     void generate(Kernel &k) override {
+//       Value rows = k.size("rows"), cols = k.size("cols");
+//       Tensor x = k.tensor("x", DType::f32, {rows, cols});
+//       Tensor sums = k.tensor("sums", DType::f32, {rows});
+//       k.threads(128);
+//       k.grid(ceildiv(rows, 128));
+//       Value r = k.blockId() * 128 + k.threadId();
+//       k.if_(r < rows, [&] {
+//         sums(r) = k.serial(0, cols, 0.0, [&](Value c, Value sum) { return sum + x(r, c); });
+//       });
+//     }
+//   };
+//   MINITILE_KERNEL(RowSums, "row_sums", "the sum of each row");
 // END EXAMPLE
 //
 // Every call records the caller's file and line; misuse throws
@@ -178,7 +194,11 @@ Value clamp(Arg v, Arg lo, Arg hi);
 /// ceil(a / b) for integers, b > 0.
 Value ceildiv(Arg a, Arg b);
 Value select(Arg cond, Arg ifTrue, Arg ifFalse);
-/// Converts between integer and float types (integers sign-extend).
+/// Converts between integer and float types (integers sign-extend; floats
+/// to integers truncate toward zero) and between float types (to a
+/// narrower one rounding to nearest even: f32 -> bf16 or f16). Scalars,
+/// vectors and fragments alike. Not to or from bool: write `v != 0` or
+/// `select(b, 1, 0)`.
 Value cast(Arg v, DType to, SourceLoc loc = SourceLoc::current());
 /// The bits of `v` as another type of the same width: f32 <-> i32,
 /// f64 <-> i64, f16 / bf16 <-> i16.
@@ -324,6 +344,23 @@ struct PipelinedOptions {
   int groups = 1;
 };
 
+/// The order in which a persistent kernel's blocks take their work items.
+enum class WorkOrder {
+  /// Items 0, 1, 2, ...: block b takes b, b + grid, b + 2 grid, ...
+  linear,
+  /// The last item first: where items grow with their index (causal
+  /// windows), the longest start first and the short ones fill the tail.
+  lastFirst,
+};
+
+/// How a persistent kernel (Kernel::persistent) is laid out.
+struct PersistentOptions {
+  /// Blocks one multiprocessor holds at once: the grid is at most this many
+  /// times the device's multiprocessors.
+  int blocksPerSM = 1;
+  WorkOrder order = WorkOrder::linear;
+};
+
 /// Which threads a parallel loop spreads over: the whole block, or each row
 /// of it (the threads sharing threadId(1) and threadId(2)), which then runs
 /// its own loop with its own bounds.
@@ -356,6 +393,17 @@ public:
   void minBlocksPerSM(int blocks, SourceLoc loc = SourceLoc::current());
   /// Blocks in the grid: values computed from size and scalar arguments.
   void grid(Arg x, Arg y = 1, Arg z = 1);
+  /// A persistent kernel: min(items, blocksPerSM x the device's
+  /// multiprocessors) blocks (the launcher reads the count at each launch),
+  /// each running body(item) for its share of the items [0, items), items
+  /// being a function of the size and scalar arguments. Sets the grid, so
+  /// grid() is not called too. A pipelined loop in the body keeps its ring
+  /// of stages from one item to the next: the producer starts on the next
+  /// item's copies while the compute threads finish this one's. Shared
+  /// tiles the body writes outside such a loop need a barrier() before they
+  /// are written again.
+  void persistent(Arg items, const std::function<void(Value)> &body,
+                  PersistentOptions options = {});
   /// The launcher throws `message` unless `cond` (a function of the
   /// arguments) holds.
   void require(Arg cond, const std::string &message);
@@ -369,6 +417,28 @@ public:
   /// for (i = lo; i < hi; i += step) body(i), in every thread.
   void serial(Arg lo, Arg hi, const std::function<void(Value)> &body,
               Arg step = 1);
+  /// A serial loop that carries a value from one iteration to the next:
+  /// `body(i, v)` gets the value of the previous iteration (`init` in the
+  /// first) and returns the next one; serial() returns the value after the
+  /// last iteration (`init` when the loop runs none). Scalars and fragments
+  /// alike; the body returns what `init` is (same dtype, same shape), and
+  /// a fragment stays in registers from iteration to iteration:
+  ///
+  ///   Value sum = k.serial(0, n, 0.0, [&](Value i, Value s) { return s + x(i); });
+  Value serial(Arg lo, Arg hi, Arg init, const std::function<Value(Value, Value)> &body,
+               Arg step = 1);
+  /// The same with several carried values: `body(i, {v0, v1, ...})`
+  /// returns as many, in the same order, each of its initial value's type.
+  ///
+  ///   std::vector<Value> r = k.serial(0, n, {0.0, negInf()},
+  ///       [&](Value i, std::vector<Value> c) -> std::vector<Value> {
+  ///         return {c[0] + x(i), max(c[1], x(i))};
+  ///       });
+  ///   Value sum = r[0], largest = r[1];
+  std::vector<Value> serial(
+      Arg lo, Arg hi, std::vector<Arg> init,
+      const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+      Arg step = 1);
   /// The iterations of [lo, hi) by step, spread over the block's threads
   /// (or over each row's, with Across::x). Every thread they spread over
   /// must reach it.
@@ -391,9 +461,30 @@ public:
   void barrier(SourceLoc loc = SourceLoc::current());
   /// A loop over [lo, hi) by 1 whose body starts by copying global boxes
   /// into shared tiles it allocates; the copies of later iterations run
-  /// ahead of the computation of earlier ones (`tile-pipeline`).
+  /// ahead of the computation of earlier ones (`tile-warp-specialize`).
   void pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,
                  PipelinedOptions options = {});
+  /// A pipelined loop carrying a value, as serial() carries one: a gemm's
+  /// accumulator, say, which stays in registers for the whole loop while
+  /// each iteration's gemm runs on as the next iteration starts (at most one
+  /// left running; the value after the loop waits for the last):
+  ///
+  ///   Value c = k.pipelined(0, ceildiv(K, 64), broadcast(0.0, {128, 128}),
+  ///       [&](Value kt, Value acc) {
+  ///         Shared a = k.shared(DType::bf16, {128, 64}), b = k.shared(DType::bf16, {128, 64});
+  ///         copy(A, {m0, kt * 64}, a);
+  ///         copy(B, {n0, kt * 64}, b);
+  ///         return gemm(a, b, /*transposeB=*/true, acc);
+  ///       }, {.stages = 4});
+  ///
+  /// Loops that carry values run on one group (`options.groups` = 1).
+  Value pipelined(Arg lo, Arg hi, Arg init, const std::function<Value(Value, Value)> &body,
+                  PipelinedOptions options = {});
+  /// The same with several carried values (see serial()).
+  std::vector<Value> pipelined(
+      Arg lo, Arg hi, std::vector<Arg> init,
+      const std::function<std::vector<Value>(Value, std::vector<Value>)> &body,
+      PipelinedOptions options = {});
 
   /// A shared-memory tile. Its rows are stored with a 128-byte swizzle when
   /// they span a multiple of 128 bytes and there are a multiple of 8 of
@@ -416,6 +507,12 @@ public:
   /// the operations built after the call: call it first in generate() for
   /// the whole kernel.
   void contractFloats(bool on, SourceLoc loc = SourceLoc::current());
+
+  /// Whether the math functions (exp, log, sqrt, tanh, ...; see "Math
+  /// functions" below) of f32, f16 and bf16 may be the GPU's fast
+  /// approximations instead of the precise ones. Off by default. Like
+  /// contractFloats(), applies to the functions built after the call.
+  void fastMath(bool on, SourceLoc loc = SourceLoc::current());
 
   /// What the kernel is being compiled for (`minitile compile --arch`): its
   /// shared memory, registers and features.
@@ -482,6 +579,39 @@ Value warpShuffleUp(Arg v, Arg delta, SourceLoc loc = SourceLoc::current());
 Value warpShuffleDown(Arg v, Arg delta, SourceLoc loc = SourceLoc::current());
 /// `v` as held by lane (this lane ^ mask), 0 <= mask < 32.
 Value warpShuffleXor(Arg v, int mask, SourceLoc loc = SourceLoc::current());
+
+//===----------------------------------------------------------------------===//
+// Math functions: element by element on float scalars and fragments (f16,
+// bf16, f32, f64; f16 and bf16 are computed in f32 and rounded back). An
+// integer must be cast() first.
+//
+// Precise (the default): sqrt is correctly rounded; exp, exp2, rsqrt and
+// tanh are within 2 ulp, log and log2 within 1 ulp (CUDA's libdevice, which
+// the compiler links). With Kernel::fastMath(true), f32, f16 and bf16 use
+// the GPU's approximations, a few instructions each; subnormal inputs and
+// results become zero. The bounds CUDA documents for the same instructions:
+//   exp2   ex2.approx.ftz             2 ulp
+//   exp    ex2.approx.ftz(x log2 e)   2 + 1.173 |x| ulp (the product's rounding)
+//   log2   lg2.approx.ftz             absolute error 2^-22 in [0.5, 2], else 2 ulp
+//   log    lg2.approx.ftz(x) ln 2     absolute error 2^-21.4 in [0.5, 2], else 3 ulp
+//   sqrt   sqrt.approx.ftz            rsqrt  rsqrt.approx.ftz: 2 ulp
+//   tanh   tanh.approx.f32            relative error 2^-10.99 (bf16-grade)
+// docs/MATH.md has the measured figures (tests/gpu/MathTest.cpp).
+//===----------------------------------------------------------------------===//
+
+Value exp(Arg x, SourceLoc loc = SourceLoc::current());
+/// 2^x.
+Value exp2(Arg x, SourceLoc loc = SourceLoc::current());
+/// The natural logarithm: -inf at 0, NaN below.
+Value log(Arg x, SourceLoc loc = SourceLoc::current());
+Value log2(Arg x, SourceLoc loc = SourceLoc::current());
+Value sqrt(Arg x, SourceLoc loc = SourceLoc::current());
+/// 1 / sqrt(x).
+Value rsqrt(Arg x, SourceLoc loc = SourceLoc::current());
+Value tanh(Arg x, SourceLoc loc = SourceLoc::current());
+/// |x| of a float or an integer (of the integer minimum, itself), exact;
+/// vectors too.
+Value abs(Arg x, SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Fragments
@@ -590,6 +720,7 @@ struct GeneratorInfo {
   std::string summary;
   std::string file; // the generator's source file
   std::function<std::unique_ptr<Generator>()> create;
+  unsigned line = 0; // the line of its MINITILE_KERNEL
 };
 
 /// Every generator linked into the program, by name.
@@ -616,9 +747,9 @@ private:
 bool isCppIdentifier(const std::string &name);
 
 template <class G> struct Registration {
-  Registration(const char *name, const char *summary, const char *file) {
+  Registration(const char *name, const char *summary, const char *file, unsigned line = 0) {
     Registry::global().add(
-        {name, summary, file, [] { return std::unique_ptr<Generator>(new G()); }});
+        {name, summary, file, [] { return std::unique_ptr<Generator>(new G()); }, line});
   }
 };
 
@@ -627,4 +758,4 @@ template <class G> struct Registration {
 /// Registers generator class `Class` as kernel `name`.
 #define MINITILE_KERNEL(Class, name, summary)                                  \
   static ::minitile::Registration<Class> minitile_registration_##Class(        \
-      name, summary, __FILE__)
+      name, summary, __FILE__, __LINE__)

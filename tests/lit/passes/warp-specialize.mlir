@@ -101,6 +101,55 @@ tile.kernel @serial_kernel(%kv: !tile.ptr<bf16>, %n: index) attributes {block = 
 
 // -----
 
+// A gemm accumulating into a value the loop carries: it waits only for the
+// previous iteration's group (max_pending 1), so each stage is released one
+// iteration late. The stage to release travels with the loop (no test of
+// the first iteration, which would make LLVM peel it): before the first
+// iteration it is the spare third empty barrier, which no one waits for.
+// After the loop, every group is waited for, then the last stage released.
+// CHECK-LABEL: tile.kernel @acc_kernel
+// CHECK: %[[EMPTY:.*]] = tile.alloc_shared : <3xi64>
+// CHECK: %[[FULL:.*]] = tile.alloc_shared : <2xi64>
+// CHECK: } else {
+// CHECK: %[[R:.*]]:4 = tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[PREV:.*]] = %c2_i32{{.*}}) -> (tensor<64x64xf32, {{.*}}>, i32, i32, i32)
+// CHECK: %[[G:.*]] = tile.gemm %{{.*}}, %{{.*}}, %[[ACC]] {max_pending = 1 : i64, transpose_b}
+// CHECK: %[[P:.*]] = arith.index_castui %[[PREV]] : i32 to index
+// CHECK: %[[E:.*]] = hopper.mbarrier_of %[[EMPTY]][%[[P]]]
+// CHECK: hopper.mbarrier_arrive %[[E]]
+// CHECK: tile.yield %[[G]], %{{.*}}, %{{.*}}, %[[S]]
+// CHECK: hopper.wgmma_wait 0
+// CHECK: %[[L:.*]] = arith.index_castui %[[R]]#3 : i32 to index
+// CHECK: %[[EL:.*]] = hopper.mbarrier_of %[[EMPTY]][%[[L]]]
+// CHECK: hopper.mbarrier_arrive %[[EL]]
+// CHECK: tile.store_tile %[[R]]#0
+tile.host @acc(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @acc_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @acc_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %out[%c0] sizes(%c64, %c64) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+  %init = tile.broadcast %zero dims [] : f32 -> tensor<64x64xf32>
+  %c = tile.pipelined %i = %c0 to %n step %c1 stages 2 iter_args(%acc = %init) -> (tensor<64x64xf32>) {
+    %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %a box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%r, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %a, %b, %acc {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128>, tensor<64x64xf32> -> tensor<64x64xf32>
+    tile.yield %s : tensor<64x64xf32>
+  }
+  tile.store_tile %c, %o[%c0, %c0] : tensor<64x64xf32>, !tile.tensor<?x?xf32>
+  tile.return
+}
+
+// -----
+
 // Each of the 2 compute warpgroups uses 2 of the 4 stages in turn: its loop
 // is unrolled by 2. Copy c of the body always takes stage (group + 2c) % 4
 // (made before the loop); only the parities, one per copy, travel with it
