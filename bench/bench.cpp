@@ -23,16 +23,16 @@
 #include "softmax_4k.h"
 #include "softmax_4k_bf16.h"
 #include "topk.h"
-#include "topk_b4.h"
-#include "topk_b8.h"
-#include "topk_c1024.h"
-#include "topk_c4096.h"
 #include "topk_sorted.h"
-#include "topk_t128.h"
-#include "topk_t512.h"
-#include "topk_u2.h"
+#include "topk_t1024r4.h"
+#include "topk_t256r16.h"
+#include "topk_t256r16b5.h"
+#include "topk_t128r32.h"
 #include "topk_u8.h"
+#include "topk_v1.h"
 #include "topk_windows.h"
+#include "topk_windows_t256r16.h"
+#include "topk_windows_t1024r16.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -194,14 +194,12 @@ void benchTopkFullRows(double copyRate) {
     const char *name;
     TopkFn fn;
   } variants[] = {{"topk (shipped)", minitile::kernels::topk},
-                  {"threads=128", minitile::kernels::topk_t128},
-                  {"threads=512", minitile::kernels::topk_t512},
-                  {"unroll=2", minitile::kernels::topk_u2},
+                  {"v1: 256 thr, regs=0", minitile::kernels::topk_v1},
+                  {"256 thr x regs=16", minitile::kernels::topk_t256r16},
+                  {"1024 thr x regs=4", minitile::kernels::topk_t1024r4},
+                  {"128 thr x regs=32", minitile::kernels::topk_t128r32},
+                  {"256 x 16, 5 blocks/SM", minitile::kernels::topk_t256r16b5},
                   {"unroll=8", minitile::kernels::topk_u8},
-                  {"candidates=1024", minitile::kernels::topk_c1024},
-                  {"candidates=4096", minitile::kernels::topk_c4096},
-                  {"blocks_per_sm=4", minitile::kernels::topk_b4},
-                  {"blocks_per_sm=8", minitile::kernels::topk_b8},
                   {"sorted", nullptr}};
   for (auto [S, T, K, all] : {std::tuple<int64_t, int64_t, int64_t, bool>{16384, 4096, 512, true},
                               {16384, 4096, 2048, true},
@@ -210,7 +208,8 @@ void benchTopkFullRows(double copyRate) {
     DeviceBuffer<float> logits(randomRows(S, T));
     DeviceBuffer<int32_t> indices(S * K);
     for (auto &v : variants) {
-      if (!all && v.fn != minitile::kernels::topk)
+      if (!all && v.fn != minitile::kernels::topk && v.fn != minitile::kernels::topk_v1 &&
+          v.fn != minitile::kernels::topk_u8)
         continue;
       double ms = medianMs([&] {
         if (v.fn)
@@ -236,13 +235,20 @@ void benchTopkCausal(double copyRate) {
       entries += std::clamp<int64_t>(e, 0, T);
     DeviceBuffer<float> logits(randomRows(S, T));
     DeviceBuffer<int32_t> indices(S * K);
-    double ms = medianMs(
-        [&] {
-          minitile::kernels::topk_windows(S, T, K, logits.get(), ks.get(), ke.get(),
-                                          indices.get());
-        },
-                         5, S >= 65536 ? 20 : 100);
-    reportTopk("topk windows=true", "causal r=4", S, T, K, 4.0 * entries, ms, copyRate);
+    using WindowsFn = void (*)(Scalar<int64_t>, Scalar<int64_t>, Scalar<int64_t>, const float *,
+                               const int32_t *, const int32_t *, int32_t *, CUstream);
+    struct {
+      const char *name;
+      WindowsFn fn;
+    } variants[] = {{"topk windows=true", minitile::kernels::topk_windows},
+                    {"windows 256 x regs=16", minitile::kernels::topk_windows_t256r16},
+                    {"windows 1024 x regs=16", minitile::kernels::topk_windows_t1024r16}};
+    for (auto &v : variants) {
+      double ms = medianMs(
+          [&] { v.fn(S, T, K, logits.get(), ks.get(), ke.get(), indices.get(), nullptr); }, 5,
+          S >= 65536 ? 20 : 100);
+      reportTopk(v.name, "causal r=4", S, T, K, 4.0 * entries, ms, copyRate);
+    }
   }
 }
 

@@ -28,6 +28,13 @@
 // (only where values tie). A row whose window holds at most k entries takes
 // all of them at once.
 //
+// A row of at most threads x regs entries (4096 by default) skips the
+// second read and the kept keys: each thread loads its regs entries at
+// once, steps 1, 2 and 4 run on the registers (each later digit counted
+// over the entries matching the digits found so far), and the bins found
+// give the k-th largest key's prefix; one sweep of the registers writes out
+// every key at or above it.
+//
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
 
@@ -39,14 +46,21 @@ namespace {
 using namespace minitile;
 
 template <bool Batched> struct TopK : Generator {
-  Param<int> threads{"threads", 256, {128, 256, 512, 1024}, "threads per block (one row each)"};
+  Param<int> threads{"threads", 512, {128, 256, 512, 1024}, "threads per block (one row each)"};
   Param<int> candidates{"candidates", 2048, 256, 16384,
                         "keys of the first digit's bin kept in shared memory "
                         "(more go back to the row)"};
-  Param<int> unroll{"unroll", 4, 1, 16, "row entries each thread loads at once"};
+  Param<int> unroll{"unroll", 4, 1, 16,
+                    "row entries each thread loads at once (rows longer than regs x threads)"};
+  Param<int> regs{"regs", 8, 0, 64,
+                  "row entries each thread holds in registers: a row of at most regs x "
+                  "threads entries is read once, all loads at once, and selected from "
+                  "registers (0: every row takes the two reads)"};
   Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
                          "blocks one multiprocessor must hold at once, registers capped for "
-                         "them (0: 1536 threads' worth, or as many as shared memory holds)"};
+                         "them (0: as many as 64K registers hold at max(32, 3 x regs + 8) a "
+                         "thread -- 1536 threads' worth with regs = 0 -- or as many as shared "
+                         "memory holds)"};
   Param<bool> windows{"windows", false,
                       "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
   Param<bool> withScores{"scores", false, "also write the scores"};
@@ -80,8 +94,14 @@ template <bool Batched> struct TopK : Generator {
     const int sortSize = nextPowerOfTwo(maxK);
     const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
+    // Registers: the row's entries held (regs), the digits computed from
+    // them and the rest, at least 32; 512 threads x 8 entries get 32
+    // registers and 4 blocks a multiprocessor, no spills (256 x 16 get 64
+    // and 4 blocks, and spill two words, stored and loaded once a row).
+    const int64_t byRegisters =
+        regs ? 65536 / (NT * std::max(32, 3 * regs.get() + 8)) : 1536 / NT;
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
-                                 : int(std::clamp<int64_t>(std::min<int64_t>(1536 / NT, fit), 1, 32)));
+                                 : int(std::clamp<int64_t>(std::min(byRegisters, fit), 1, 32)));
     k.grid(S, Batched ? Arg(B) : Arg(1));
 
     Value s = k.blockId(), b = k.blockId(1);
@@ -94,7 +114,8 @@ template <bool Batched> struct TopK : Generator {
     Value tid = k.threadId(), warp = tid / 32, lane = tid % 32;
     Shared hist = k.shared(DType::i32, {2, kBins}); // one counts, the other is scanned
     Shared kept = k.shared(DType::i64, {C});         // keys in the first digit's bin
-    Shared counts = k.shared(DType::i32, {2});       // entries written out, keys kept
+    Shared counts = k.shared(DType::i32, {3});       // entries written out, keys kept,
+                                                     // S_kv - 1 - lo
     Shared found = k.shared(DType::i32, {3});        // a scan's bin, above it, in it
     Shared warpSums = k.shared(DType::i32, {W});
     Shared sortBuf = sorted ? k.shared(DType::i64, {sortSize}) : Shared();
@@ -111,6 +132,9 @@ template <bool Batched> struct TopK : Generator {
     };
     auto valueOf = [&](Value key) {
       Value o = cast(key >> 32, DType::i32);
+      return bitcast(o ^ (~(o >> 31) | INT32_MIN), DType::f32);
+    };
+    auto valueOfBits = [&](Value o) {
       return bitcast(o ^ (~(o >> 31) | INT32_MIN), DType::f32);
     };
     auto indexOf = [&](Value key) { return T - 1 - cast(key & 0xFFFFFFFFll, DType::index); };
@@ -183,12 +207,14 @@ template <bool Batched> struct TopK : Generator {
         incl = select(lane >= d, incl + warpShuffleUp(incl, d), incl);
       k.if_(lane == 31, [&] { warpSums(warp) = incl; });
       k.barrier();
-      Var before = k.var(DType::i32, 0), total = k.var(DType::i32, 0);
-      k.serial(0, W, [&](Value w) {
-        Value sum = warpSums(w);
-        total = total + sum;
-        k.if_(w < warp, [&] { before = before + sum; });
-      });
+      // The warps' sums, lane w holding warp w's, scanned the same way:
+      // every thread gets the sum of the warps before its own and the total.
+      Value sums = select(lane < W, warpSums(min(lane, W - 1)), constant(0, DType::i32));
+      Value scanned = sums;
+      for (int d = 1; d < W; d *= 2)
+        scanned = select(lane >= d, scanned + warpShuffleUp(scanned, d), scanned);
+      Value total = warpShuffle(scanned, W - 1);
+      Value before = warpShuffle(scanned - sums, warp);
       Value above = before + incl - mine;
       k.if_(above < need && above + mine >= need, [&] {
         Var acc = k.var(above), done = k.var(DType::i1, false);
@@ -209,7 +235,10 @@ template <bool Batched> struct TopK : Generator {
       return Value(total);
     };
 
-    k.if_(K > 0, [&] {
+    // Rows longer than regs x threads: two reads of the row (the first
+    // digit's histogram, then the entries above its bin written out and the
+    // bin's keys kept), then the later digits on the kept keys.
+    auto twoReads = [&](const Var &count) {
       k.parallel(0, 2 * kBins, [&](Value i) { hist(i / kBins, i % kBins) = 0; });
       k.if_(tid == 0, [&] {
         counts(0) = 0;
@@ -284,7 +313,132 @@ template <bool Batched> struct TopK : Generator {
         finished = last;
       });
 
-      Value count = cast(counts(0), DType::index);
+      count = cast(counts(0), DType::index);
+  };
+
+    // Rows of at most regs x threads entries: one read, every load of a
+    // thread issued at once (entry lo + u * NT + tid in register u), then
+    // each digit's histogram from the registers, over the keys that match
+    // the digits found so far. The digits only find the k-th largest key's
+    // prefix; one last sweep of the registers writes out every key at or
+    // above it (exactly k of them).
+    auto inRegisters = [&](const Var &count) {
+      const int R = regs;
+      std::vector<Value> loaded;
+      for (int u = 0; u < R; ++u) {
+        Value t = lo + u * NT + tid;
+        Var v = k.var(negInf());
+        k.if_(t < hi, [&] { v = row(t); });
+        loaded.push_back(v);
+      }
+      // While the loads are in flight: clear the histograms and counters.
+      k.parallel(0, 2 * kBins, [&](Value i) { hist(i / kBins, i % kBins) = 0; });
+      k.if_(tid == 0, [&] {
+        counts(0) = 0;
+        counts(2) = cast(T - 1 - lo, DType::i32);
+      });
+      k.barrier();
+      // bits[u]: the value's order-preserving bits, 0 for entries that do
+      // not count (-inf, NaN, past the window); every other entry's are
+      // above 2^23.
+      std::vector<Value> bits;
+      for (int u = 0; u < R; ++u)
+        bits.push_back(select(loaded[u] > negInf(), orderedBits(loaded[u]),
+                              constant(0, DType::i32)));
+      // The keys' low words, S_kv - 1 - t, only where needed: computed from
+      // a shared word read there, they are not kept in registers meanwhile
+      // (the compiler would hoist them otherwise).
+      auto lowWords = [&] {
+        Value base = counts(2) - cast(tid, DType::i32);
+        std::vector<Value> low;
+        for (int u = 0; u < R; ++u)
+          low.push_back(base - u * NT);
+        return low;
+      };
+      // 1. The top digit of every entry.
+      for (int u = 0; u < R; ++u)
+        k.if_(bits[u] != 0, [&] { atomicAdd(hist(0, (bits[u] >> 21) & (kBins - 1)), 1); });
+      k.barrier();
+      // The digits found so far, as masks and prefixes of the key's two
+      // words (high: the bits, low: S_kv - 1 - t); all in 32 bits.
+      Var need = k.var(cast(K, DType::i32)), pass = k.var(DType::index, 0);
+      Var maskHi = k.var(DType::i32, 0), prefixHi = k.var(DType::i32, 0);
+      Var maskLo = k.var(DType::i32, 0), prefixLo = k.var(DType::i32, 0);
+      Value total = findBin(constant(0, DType::index), need);
+      count = cast(min(total, need), DType::index);
+      // At most k entries count: take them all (masks and prefixes 0).
+      Var finished = k.var(total <= need);
+      // A digit's place in its word: (shift, field mask), and whether it is
+      // in the high word.
+      auto place = [&](std::pair<Value, Value> at) {
+        Value high = at.first >= 32;
+        Value shift = cast(select(high, at.first - 32, at.first), DType::i32);
+        Value field = cast((Arg(int64_t(1)) << at.second) - 1, DType::i32);
+        return std::tuple{high, shift, field};
+      };
+      k.while_([&] { return !finished; }, [&] {
+        Value h = pass % 2;
+        // 2. The bin found joins the prefix; it is the last if it holds
+        //    exactly the entries still missing.
+        Value rest = need - found(1);
+        Value last = found(2) == rest;
+        need = rest;
+        auto [high, shift, field] = place(digitAt(pass));
+        Value bin = found(0);
+        k.if_(high, [&] {
+          maskHi = maskHi | (field << shift);
+          prefixHi = prefixHi | (bin << shift);
+        }, [&] {
+          maskLo = maskLo | (field << shift);
+          prefixLo = prefixLo | (bin << shift);
+        });
+        // 3. Else the next digit of the keys in it, counted.
+        k.if_(!last, [&] {
+          auto [nextHigh, nextShift, nextField] = place(digitAt(pass + 1));
+          k.if_(nextHigh, [&] {
+            // A digit of the value: the low words play no part yet.
+            for (int u = 0; u < R; ++u)
+              k.if_((bits[u] & maskHi) == prefixHi, [&] {
+                atomicAdd(hist(1 - h, (bits[u] >> nextShift) & nextField), 1);
+              });
+          }, [&] {
+            // A digit of the index: the value is all found.
+            std::vector<Value> low = lowWords();
+            for (int u = 0; u < R; ++u)
+              k.if_(bits[u] == prefixHi && (low[u] & maskLo) == prefixLo, [&] {
+                atomicAdd(hist(1 - h, (low[u] >> nextShift) & nextField), 1);
+              });
+          });
+          k.barrier();
+          findBin(1 - h, need);
+        });
+        pass = pass + 1;
+        finished = last;
+      });
+      // 4. Every key at or above the prefix (as a 64-bit key, unsigned),
+      //    which is every key whose digits found so far are: high words
+      //    compared unsigned (sign bits flipped), then the low words (never
+      //    negative; the prefix's is 0 unless index digits were found).
+      Value floorHi = prefixHi ^ INT32_MIN;
+      std::vector<Value> low = lowWords();
+      for (int u = 0; u < R; ++u) {
+        Value out = bits[u] != 0 && ((bits[u] ^ INT32_MIN) > floorHi ||
+                                     (bits[u] == prefixHi && low[u] >= prefixLo));
+        Value t = cast(T - 1, DType::i32) - low[u];
+        emit(out, t, valueOfBits(bits[u]), [&] {
+          return (cast(bits[u], DType::i64) << 32) | cast(low[u], DType::i64);
+        });
+      }
+    };
+
+    k.if_(K > 0, [&] {
+      Var counted = k.var(DType::index, 0);
+      if (regs > 0)
+        k.if_(hi - lo <= NT * regs.get(), [&] { inRegisters(counted); },
+              [&] { twoReads(counted); });
+      else
+        twoReads(counted);
+      Value count = counted;
       if (sorted) {
         // Bitonic sort of the keys, padded with 0 (below every key) to a
         // power of two, descending.

@@ -2,28 +2,42 @@
 # Runs on the GPU machine, from the repository root, over what
 # scripts/stage-gpu.sh put in .gpu/: the GPU tests, the example, the SASS of
 # each kernel and the benchmark. Logs go to $OUT (or .gpu/out). With
-# "peers" as an argument (and BENCH=what for minitile-bench, all by default) it also runs ../shared/bench/indexer_peers.py and
-# bench/topk_torch.py.
+# "peers" as an argument it also runs ../shared/bench/indexer_peers.py,
+# gemm_softmax_peers.py and bench/topk_torch.py.
 set -uo pipefail
 cd "$(dirname "$0")"
-out=${OUT:-$PWD/out}
-mkdir -p "$out"
+# Logs and SASS go to a folder packed into $OUT/logs.tgz at the end (the
+# device tool brings back only a few files).
+out=$(mktemp -d)
+final=${OUT:-$PWD/out}
+mkdir -p "$final"
 status=0
+# What to run: GPU_RUN="tests bench peers" by default with "peers" given, else
+# "tests bench"; BENCH picks minitile-bench's kernels (all by default).
+what=${GPU_RUN:-tests bench${1:+ $1}}
+has() { [[ " $what " == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-echo "== gpu-tests"; ./gpu-tests 2>&1 | tee "$out/gpu-tests.log" | tail -n 25; [ "${PIPESTATUS[0]}" = 0 ] || status=1
-echo "== gpu-fault-tests"; ./gpu-fault-tests 2>&1 | tee "$out/gpu-fault.log" | tail -n 8; [ "${PIPESTATUS[0]}" = 0 ] || status=1
-echo "== launcher-tests"; ./launcher-tests 2>&1 | tee "$out/launcher.log" | tail -n 5; [ "${PIPESTATUS[0]}" = 0 ] || status=1
-echo "== example"; ./lightning-indexer-example 2>&1 | tee "$out/example.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
-echo "== sass"
-for c in cubin/*.cubin; do
-  cuobjdump --dump-sass "$c" > "$out/$(basename "$c" .cubin).sass" 2>&1
-  printf '%s: %s\n' "$c" "$(grep -oE '(HGMMA|UTMALDG|SYNCS|STG\.E\.128|STG\.E)[.A-Z0-9]*' "$out/$(basename "$c" .cubin).sass" | sort | uniq -c | tr '\n' ' ')"
-done
-echo "== bench"; ./minitile-bench ${BENCH:-all} 2>&1 | tee "$out/bench.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
-if [ "${1:-}" = peers ] && [ -f peers/indexer_peers.py ]; then
-  echo "== peers"; PYTHONUNBUFFERED=1 python3 peers/indexer_peers.py 2>&1 | tee "$out/peers.log"
+if has tests; then
+  echo "== gpu-tests"; ./gpu-tests 2>&1 | tee "$out/gpu-tests.log" | grep -E "^\[  (FAILED|PASSED) |Failure|math  |^\[==" | head -n 40; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  echo "== gpu-fault-tests"; ./gpu-fault-tests 2>&1 | tee "$out/gpu-fault.log" | tail -n 8; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  echo "== launcher-tests"; ./launcher-tests 2>&1 | tee "$out/launcher.log" | tail -n 3; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  for e in lightning-indexer-example gemm-example softmax-example; do
+    [ -x "$e" ] || continue
+    echo "== $e"; ./"$e" 2>&1 | tee "$out/$e.log" | tail -n 12; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  done
+  echo "== sass"
+  for c in cubin/*.cubin; do
+    cuobjdump --dump-sass "$c" > "$out/$(basename "$c" .cubin).sass" 2>&1
+    printf '%s: %s\n' "$c" "$(grep -oE '(HGMMA|UTMALDG|SYNCS|STG\.E\.128|STG\.E)[.A-Z0-9]*' "$out/$(basename "$c" .cubin).sass" | sort | uniq -c | tr '\n' ' ')"
+  done
 fi
-if [ "${1:-}" = peers ] && [ -f ../bench/topk_torch.py ]; then
-  echo "== torch.topk"; PYTHONUNBUFFERED=1 python3 ../bench/topk_torch.py 2>&1 | tee "$out/topk-torch.log"
+if has bench; then
+  echo "== bench"; ./minitile-bench ${BENCH:-all} 2>&1 | tee "$out/bench.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
+if has peers; then
+  [ -f peers/indexer_peers.py ] && { echo "== peers"; PYTHONUNBUFFERED=1 python3 peers/indexer_peers.py 2>&1 | tee "$out/peers.log"; }
+  [ -f peers/gemm_softmax_peers.py ] && { echo "== gemm/softmax peers"; PYTHONUNBUFFERED=1 python3 peers/gemm_softmax_peers.py 2>&1 | tee "$out/gemm-softmax-peers.log"; }
+  [ -f ../bench/topk_torch.py ] && { echo "== torch.topk"; PYTHONUNBUFFERED=1 python3 ../bench/topk_torch.py 2>&1 | tee "$out/topk-torch.log"; }
+fi
+tar czf "$final/logs.tgz" -C "$out" .
 exit $status

@@ -100,11 +100,11 @@ TEST(Fault, AFaultIsNamedAndLaterCallsSayTheContextIsLost) {
   });
   ASSERT_TRUE(e) << "writing 16 GiB into 4 KiB did not fault";
   std::printf("the fault: %s\n", e->what());
-  // An out-of-bounds store is CUDA_ERROR_ILLEGAL_ADDRESS, or on the H200
-  // with driver 580 (a store far past the allocation) CUDA_ERROR_LAUNCH_FAILED;
-  // either is named in the message.
-  EXPECT_TRUE(e->code() == CUDA_ERROR_ILLEGAL_ADDRESS || e->code() == CUDA_ERROR_LAUNCH_FAILED)
-      << e->what();
+  // Which error a store far past the allocation raises depends on what lies
+  // there: the H200 with driver 580 gave CUDA_ERROR_LAUNCH_FAILED and
+  // CUDA_ERROR_INVALID_ADDRESS_SPACE in two runs (ILLEGAL_ADDRESS is the
+  // usual one). Whichever it is, the message names it.
+  EXPECT_NE(e->code(), CUDA_SUCCESS) << e->what();
   EXPECT_NE(std::string(e->what()).find(minitile::rt::errorName(e->code())), std::string::npos)
       << e->what();
   EXPECT_NE(std::string(e->what()).find("the CUDA context is lost"), std::string::npos)

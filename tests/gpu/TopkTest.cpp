@@ -11,8 +11,10 @@
 // Data: random normal values; a few values with many copies (both zeros
 // among them: -0 and +0 are equal); every entry equal; mostly -inf (rows
 // with fewer than k entries, and rows of none). Lengths 0 to 70,000, none a
-// multiple of a block; k in {1, 64, 512, 1024, 2048}; windows random (empty
-// and out of range included) or causal; batches of 3.
+// multiple of a block, and either side of each variant's register capacity
+// (threads x regs entries: rows up to it are read once into registers, longer
+// ones twice); k in {1, 64, 512, 1024, 2048}; windows random (empty and out
+// of range included) or causal; batches of 3.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
@@ -20,7 +22,9 @@
 #include "batched_topk_ws.h"
 #include "topk.h"
 #include "topk_overflow.h"
+#include "topk_r2.h"
 #include "topk_sorted.h"
+#include "topk_t256r16.h"
 #include "topk_t1024.h"
 #include "topk_ws.h"
 
@@ -63,6 +67,14 @@ const Variant wide{"topk 1024 threads scores", false, true, false, false,
                    [](auto x, auto, auto, auto i, auto sc, auto, auto S, auto T, auto K) {
                      k::topk_t1024(S, T, K, x, i, sc);
                    }};
+const Variant tiny{"topk 128 threads x 2 entries in registers, windows scores", true, true,
+                   false, false,
+                   [](auto x, auto ks, auto ke, auto i, auto sc, auto, auto S, auto T,
+                      auto K) { k::topk_r2(S, T, K, x, ks, ke, i, sc); }};
+const Variant r16{"topk 256 threads x 16 entries in registers, scores", false, true, false,
+                  false, [](auto x, auto, auto, auto i, auto sc, auto, auto S, auto T, auto K) {
+                    k::topk_t256r16(S, T, K, x, i, sc);
+                  }};
 const Variant batched{"batched_topk windows scores", true, true, false, true,
                       [](auto x, auto ks, auto ke, auto i, auto sc, auto B, auto S, auto T,
                          auto K) { k::batched_topk_ws(S, T, K, B, x, ks, ke, i, sc); }};
@@ -226,7 +238,8 @@ void run(const Variant &v, const Case &c) {
 /// Rows per case: more for short rows, at least 3.
 int64_t rowsFor(int64_t T) { return std::clamp<int64_t>(300000 / (T + 1), 3, 67); }
 
-const int64_t kLengths[] = {0, 1, 5, 63, 511, 513, 1025, 2049, 4099, 12345, 40961, 69997, 70000};
+const int64_t kLengths[] = {0,    1,    5,    63,    511,   513,   1025,  2049,
+                            4095, 4096, 4097, 4099, 12345, 40961, 69997, 70000};
 const int64_t kKs[] = {1, 64, 512, 1024, 2048};
 
 } // namespace
@@ -241,7 +254,7 @@ TEST(TopK, EveryKAndLength) {
 
 TEST(TopK, ManyEqualValues) {
   for (int64_t K : kKs)
-    for (int64_t T : {63, 1025, 4099, 40961, 70000})
+    for (int64_t T : {63, 1025, 4096, 4099, 40961, 70000})
       for (Data d : {Data::fewValues, Data::allEqual}) {
         run(plain, {1, rowsFor(T), T, K, d});
         run(windowed, {1, rowsFor(T), T, K, d, Windows::causal});
@@ -258,7 +271,7 @@ TEST(TopK, FewerThanKEntries) {
 
 TEST(TopK, Sorted) {
   for (int64_t K : kKs)
-    for (int64_t T : {0, 7, 1025, 4099, 69997})
+    for (int64_t T : {0, 7, 1025, 4096, 4099, 69997})
       for (Data d : {Data::normal, Data::fewValues, Data::allEqual, Data::mostlyNegInf})
         run(sorted, {1, rowsFor(T), T, K, d, Windows::random});
 }
@@ -272,9 +285,24 @@ TEST(TopK, KeptKeysOverflowTheBuffer) {
         run(overflow, {1, rowsFor(T), T, K, d, Windows::causal});
 }
 
+TEST(TopK, RowsInRegistersAndBeyond) {
+  // 256 entries in registers: rows up to 256 take one read, longer ones two.
+  for (int64_t K : {1, 64, 512, 2048})
+    for (int64_t T : {5, 255, 256, 257, 513, 4099})
+      for (Data d : {Data::normal, Data::fewValues, Data::allEqual, Data::mostlyNegInf}) {
+        run(tiny, {1, rowsFor(T), T, K, d, Windows::random});
+        run(tiny, {1, rowsFor(T), T, K, d, Windows::causal});
+      }
+  // 4096 entries in registers on 256 threads.
+  for (int64_t K : kKs)
+    for (int64_t T : {1, 513, 2049, 4095, 4096, 4097, 12345})
+      for (Data d : {Data::normal, Data::fewValues, Data::allEqual, Data::mostlyNegInf})
+        run(r16, {1, rowsFor(T), T, K, d});
+}
+
 TEST(TopK, AThousandThreadsPerRow) {
   for (int64_t K : {1, 512, 2048})
-    for (int64_t T : {3, 2049, 40961})
+    for (int64_t T : {3, 2049, 16384, 16385, 40961})
       for (Data d : {Data::normal, Data::fewValues})
         run(wide, {1, rowsFor(T), T, K, d});
 }
