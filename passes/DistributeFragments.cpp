@@ -75,15 +75,16 @@ Value Distributor::index(OpBuilder &b, Location loc, int64_t v) {
 
 OpBuilder::InsertPoint Distributor::invariantPoint(OpBuilder &b, ValueRange operands) {
   OpBuilder::InsertPoint point = b.saveInsertionPoint();
-  for (Operation *loop = b.getInsertionBlock()->getParentOp();
-       loop && llvm::isa<ForOp, PipelinedOp, WhileOp>(loop); loop = loop->getParentOp()) {
+  for (Operation *op = b.getInsertionBlock()->getParentOp();
+       op && llvm::isa<ForOp, PipelinedOp, WhileOp, IfOp>(op); op = op->getParentOp()) {
     bool invariant = llvm::all_of(operands, [&](Value v) {
       Region *r = v.getParentRegion();
-      return !r || !loop->isAncestor(r->getParentOp());
+      return !r || !op->isAncestor(r->getParentOp());
     });
     if (!invariant)
       break;
-    point = OpBuilder::InsertPoint(loop->getBlock(), Block::iterator(loop));
+    if (!llvm::isa<IfOp>(op))
+      point = OpBuilder::InsertPoint(op->getBlock(), Block::iterator(op));
   }
   return point;
 }
