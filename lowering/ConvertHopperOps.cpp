@@ -337,9 +337,19 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
         i32(rewriter, loc, 1 << 16));
     Value low = LLVM::AddOp::create(
         rewriter, loc, base, LLVM::LShrOp::create(rewriter, loc, offset, i32(rewriter, loc, 4)));
-    Value start = LLVM::ZExtOp::create(rewriter, loc, rewriter.getI64Type(), low);
-    int64_t fixed = ((op.getSbo() >> 4) << 32) | (layout << 62);
-    rewriter.replaceOpWithNewOp<LLVM::OrOp>(op, start, i64(rewriter, loc, fixed));
+    // The high word (stride offset, swizzle) is fixed. Packed by
+    // `mov.b64 {lo, hi}`, not `or` with a 64-bit constant: ptxas then keeps
+    // the high words in the uniform registers wgmma reads across a run of
+    // wgmmas and writes only the low words (4 UMOV per wgmma become 1-2).
+    // LLVM folds a bitcast of <2 x i32> back into the `or`, hence the asm
+    // (pure: CSE and LICM still apply).
+    int64_t high = (op.getSbo() >> 4) | (layout << 30);
+    auto pack = LLVM::InlineAsmOp::create(
+        rewriter, loc, rewriter.getI64Type(), ValueRange{low, i32(rewriter, loc, high)},
+        "mov.b64 $0, {$1, $2};", "=l,r,r", /*has_side_effects=*/false,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr(), ArrayAttr());
+    rewriter.replaceOp(op, pack.getResult(0));
     return success();
   }
 };

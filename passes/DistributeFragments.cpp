@@ -73,6 +73,22 @@ Value Distributor::index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+OpBuilder::InsertPoint Distributor::invariantPoint(OpBuilder &b, ValueRange operands) {
+  OpBuilder::InsertPoint point = b.saveInsertionPoint();
+  for (Operation *op = b.getInsertionBlock()->getParentOp();
+       op && llvm::isa<ForOp, PipelinedOp, WhileOp, IfOp>(op); op = op->getParentOp()) {
+    bool invariant = llvm::all_of(operands, [&](Value v) {
+      Region *r = v.getParentRegion();
+      return !r || !op->isAncestor(r->getParentOp());
+    });
+    if (!invariant)
+      break;
+    if (!llvm::isa<IfOp>(op))
+      point = OpBuilder::InsertPoint(op->getBlock(), Block::iterator(op));
+  }
+  return point;
+}
+
 const Registers &Distributor::registers(Value v) {
   return regs_[v.getAsOpaquePointer()];
 }

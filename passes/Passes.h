@@ -2,6 +2,7 @@
 #pragma once
 
 #include "dialect/HopperDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace minitile::tile {

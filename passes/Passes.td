@@ -43,11 +43,13 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::ModuleOp"> {
 def TileDistributeFragments : Pass<"tile-distribute-fragments", "::mlir::ModuleOp"> {
   let summary = "turn fragments into the registers of each thread";
   let description = [{
-    Elementwise ops per register; shape ops by renaming registers; loads and
-    stores per element with bounds; reductions in registers, shuffles and
+    Elementwise ops per register; shape ops by renaming registers; loads
+    per element with bounds, stores per element or, where a thread holds
+    consecutive elements of a row, per vector of up to 16 bytes (built with
+    llvm.insertelement); reductions in registers, shuffles and
     shared memory; gemm to wgmma.
   }];
-  let dependentDialects = ["::minitile::hopper::HopperDialect"];
+  let dependentDialects = ["::minitile::hopper::HopperDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
 def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {

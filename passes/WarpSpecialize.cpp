@@ -13,7 +13,9 @@
 //          come and starts the box copies. The compute threads run the
 //          program (thread ids shifted past the producer) with each pipelined
 //          loop turned into a loop over their group's iterations: wait full,
-//          compute, arrive empty. The program's block barriers become
+//          compute, arrive empty (unrolled by the stages each group uses
+//          where nothing is carried: each copy of the body then has a fixed
+//          stage). The program's block barriers become
 //          barriers of the compute threads. The producer gives registers
 //          up, the compute warpgroups take them (setmaxnreg).
 //          Otherwise (a copy the TMA cannot serve, a block that cannot take
@@ -199,6 +201,88 @@ Value newCounter(KernelOp kernel, Location loc) {
   return local;
 }
 
+/// buildConsumer's loop unrolled by `unroll` = stages / groups: copy c of
+/// the body runs the group's iteration lb + (u * unroll + c) * step of
+/// unrolled iteration u, at the fixed stage of iteration group + c * groups
+/// of the run (copies past the upper bound skipped), with a parity of its
+/// own that flips each iteration. Nothing is carried and no gemm lags (the
+/// caller checked).
+void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group,
+                           Value lb, Value step, int64_t unroll) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  int64_t groups = loop.getGroups();
+  Type i32 = b.getI32Type();
+  SmallVector<Value> stages, parities;
+  for (int64_t c = 0; c < unroll; ++c) {
+    auto [s, parity] = ring.cursor(
+        b, loc, arith::AddIOp::create(b, loc, group, constant(b, loc, c * groups)));
+    stages.push_back(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), s));
+    parities.push_back(parity);
+  }
+  Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
+  ForOp serial = moveIntoFor(loop, b, lb, loop.getUpperBound(), unrolledStep, parities);
+  Block &to = serial.getBody().front();
+  Operation *yield = to.getTerminator();
+  // Copies 1.. of the body, each under a bound check.
+  SmallVector<Operation *> original;
+  for (Operation &op : to.without_terminator())
+    original.push_back(&op);
+  SmallVector<Block *> copies{&to};
+  OpBuilder tail(yield);
+  for (int64_t c = 1; c < unroll; ++c) {
+    Value iv = arith::AddIOp::create(tail, loc, serial.getInductionVar(),
+                                     arith::MulIOp::create(tail, loc, step, constant(tail, loc, c)));
+    Value inRange =
+        arith::CmpIOp::create(tail, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
+    auto guarded = IfOp::create(tail, loc, TypeRange(), inRange);
+    Block &then = guarded.getThenRegion().emplaceBlock();
+    OpBuilder at = OpBuilder::atBlockEnd(&then);
+    IRMapping map;
+    map.map(serial.getInductionVar(), iv);
+    for (Operation *op : original)
+      at.clone(*op, map);
+    YieldOp::create(at, loc);
+    copies.push_back(&then);
+  }
+  // Each copy: wait for its stage to be full, read its stage's tiles, and
+  // release the stage when done.
+  auto parityArgs = serial.getRegionIterArgs();
+  for (int64_t c = 0; c < unroll; ++c) {
+    Block *block = copies[c];
+    OpBuilder head = OpBuilder::atBlockBegin(block);
+    Value parity = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), parityArgs[c]);
+    MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, stages[c]), parity);
+    for (AllocSharedOp alloc : body.allocs) {
+      Value stage = StageOp::create(head, loc, alloc.getType(), alloc, stages[c]);
+      alloc.getResult().replaceUsesWithIf(stage, [&](OpOperand &use) {
+        Operation *owner = use.getOwner();
+        if (owner == stage.getDefiningOp() || !serial->isProperAncestor(owner))
+          return false;
+        Block *copy = owner->getBlock();
+        while (copy != &to && !llvm::is_contained(copies, copy))
+          copy = copy->getParentOp()->getBlock();
+        if (copy != &to)
+          return copy == block;
+        // Directly in the loop: in copy 0, unless inside a later copy's if.
+        return block == &to;
+      });
+    }
+    OpBuilder end = c == 0 ? OpBuilder(copies.size() > 1 ? copies[1]->getParentOp() : yield)
+                           : OpBuilder(block->getTerminator());
+    MBarrierArriveOp::create(end, loc, ring.barrier(end, loc, ring.empty, stages[c]));
+  }
+  OpBuilder next(yield);
+  SmallVector<Value> flipped;
+  for (Value parity : parityArgs)
+    flipped.push_back(arith::XOrIOp::create(next, loc, parity,
+                                            arith::ConstantIntOp::create(next, loc, i32, 1)));
+  yield->insertOperands(yield->getNumOperands(), flipped);
+  b.setInsertionPointAfter(serial);
+  ring.advance(b, loc, loop);
+  loop.erase();
+}
+
 /// The consumer side: a loop over the group's iterations. A stage is
 /// released when its iteration's computation is done -- one iteration later
 /// where a gemm accumulates into a carried value (it runs on while the next
@@ -225,6 +309,17 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
     gemm.setMaxPending(1);
   for (CopyOp copy : body.copies)
     copy.erase();
+  // Where each group sees `unroll` > 1 stages in turn and nothing is
+  // carried, the loop is unrolled by that many: copy c of the body always
+  // takes the same stage (the group's iterations step through the ring by
+  // `groups` stages, `unroll` of them go round it once), so its stage, its
+  // barriers and its tiles' addresses are made before the loop and only the
+  // parities change, flipping every iteration.
+  int64_t groups = loop.getGroups(), unroll = ring.stages / groups;
+  if (ring.stages % groups || lagged || !loop.getInitArgs().empty())
+    unroll = 1;
+  if (unroll > 1)
+    return buildUnrolledConsumer(loop, body, ring, group, lb, step, unroll);
   // The stage and parity travel with the loop (a few uniform instructions
   // an iteration rather than a division).
   auto [s0, parity0] = ring.cursor(b, loc, group);

@@ -3,11 +3,12 @@
 # Needs root (or sudo) and apt; says what is missing otherwise.
 set -euo pipefail
 
+# python3-venv holds NVIDIA's SASS disassemblers from PyPI (below).
 # clang-22 with its sanitizer and libFuzzer runtimes builds the sanitizer
 # configuration and the fuzzer (scripts/sanitize.sh, run by CI).
 packages=(cmake ninja-build g++ ccache llvm-22-dev libmlir-22-dev mlir-22-tools
           libcli11-dev libgtest-dev googletest
-          clang-22 libclang-rt-22-dev libfuzzer-22-dev)
+          clang-22 libclang-rt-22-dev libfuzzer-22-dev python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -43,4 +44,13 @@ if [ -x /usr/local/cuda/bin/ptxas ] || command -v ptxas >/dev/null; then
   echo "install-deps: CUDA toolkit found"
 else
   echo "install-deps: no CUDA toolkit (/usr/local/cuda): PTX only; runtime, GPU tests and cubins are skipped"
+fi
+
+# NVIDIA's SASS disassemblers (cuobjdump, nvdisasm) from PyPI, for the test
+# that holds the indexer's loop at its instruction count (sass-indexer-loop;
+# it skips where they cannot be had). No GPU or toolkit needed to run them.
+if "$(dirname "$0")/sass-tools.sh" install >/dev/null; then
+  echo "install-deps: SASS disassemblers in ${SASS_TOOLS_VENV:-$HOME/.cache/sass-tools}"
+else
+  echo "install-deps: could not install NVIDIA's SASS disassemblers from PyPI; the SASS check will skip"
 fi

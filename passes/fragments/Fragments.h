@@ -132,6 +132,15 @@ public:
   /// An index constant.
   static mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
+  /// Where to build a pure op of `operands` that `b` would build inside
+  /// loops (tile.for, tile.pipelined, tile.while; tile.ifs between them are
+  /// crossed too: the op is pure) none of the operands is defined in: before
+  /// the outermost such loop, so it is made once, not every iteration (LLVM
+  /// hoists ordinary arithmetic itself, but not the asm some hopper ops
+  /// lower to). `b`'s own point if no loop is crossed.
+  static mlir::OpBuilder::InsertPoint invariantPoint(mlir::OpBuilder &b,
+                                                     mlir::ValueRange operands);
+
 private:
   KernelOp kernel_;
   llvm::DenseMap<void *, Registers> regs_;

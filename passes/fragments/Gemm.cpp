@@ -19,6 +19,8 @@ namespace minitile::tile {
 
 namespace {
 
+constexpr int64_t kHoistedDescriptors = 8;
+
 class GemmFamily : public FragmentFamily {
 public:
   bool handles(Operation *op) const override { return llvm::isa<GemmOp>(op); }
@@ -85,8 +87,19 @@ public:
       Value offA = arith::AddIOp::create(
           b, loc, rowOffset, Distributor::index(b, loc, (k / 4) * panelsA + inPanel));
       Value descA = hopper::WgmmaDescOp::create(b, loc, i64, gemm.getA(), offA, 1024);
-      Value descB = hopper::WgmmaDescOp::create(
-          b, loc, i64, gemm.getB(), Distributor::index(b, loc, (k / 4) * panelsB + inPanel), 1024);
+      // B's descriptors are made before the loops its tile is invariant in
+      // (the queries' tile of a loop over keys): kept in registers, not
+      // remade every iteration -- the first kHoistedDescriptors of them (two
+      // uniform registers each, of 63; more spill).
+      Value descB;
+      {
+        OpBuilder::InsertionGuard guard(b);
+        if (k < kHoistedDescriptors)
+          b.restoreInsertionPoint(Distributor::invariantPoint(b, gemm.getB()));
+        descB = hopper::WgmmaDescOp::create(
+            b, loc, i64, gemm.getB(), Distributor::index(b, loc, (k / 4) * panelsB + inPanel),
+            1024);
+      }
       auto mma = hopper::WgmmaOp::create(b, loc, SmallVector<Type>(N / 2, f32), descA, descB,
                                          regs, N, /*zero_acc=*/k == 0 && !gemm.getAcc());
       regs = Registers(mma.getResults().begin(), mma.getResults().end());

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/fragments/Fragments.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
 using namespace mlir;
 
 namespace minitile::tile {
@@ -147,7 +149,25 @@ private:
     for (unsigned r : split.regs)
       picked |= int64_t(1) << r;
     Value owner = ownerOfRest(b, loc, d, l, split);
+    // Whole rows: where a thread's low register bits step along the
+    // innermost dimension (and no copy lane picks them), its `lanes`
+    // consecutive elements go out as one vector store of up to 16 bytes,
+    // when all are inside, unmasked and the address aligned (else one by
+    // one, as below).
+    Type element = op.getValue().getType().getElementType();
+    int64_t lanes = vectorLanes(l, picked, element);
     std::set<Coord> stored;
+    if (lanes > 1) {
+      for (int64_t r = 0; r < l.getNumRegs(); r += lanes) {
+        if (r & picked)
+          continue;
+        Coord c = l.coordinate(r, 0, 0);
+        if (!stored.insert(c).second)
+          continue;
+        storeVector(b, loc, op, r, lanes, c, offset, owner, laneBit, split, values, mask);
+      }
+      return success();
+    }
     for (int64_t r = 0; r < l.getNumRegs(); ++r) {
       if (r & picked)
         continue; // reached through the lane bits of register r & ~picked
@@ -166,6 +186,82 @@ private:
       YieldOp::create(then, loc);
     }
     return success();
+  }
+
+  /// How many consecutive innermost elements a thread's registers hold
+  /// (register bits 0.. stepping 1, 2, 4 along the last dimension, none of
+  /// them picked by copy lanes), up to 16 bytes; 1 if fewer than 2.
+  static int64_t vectorLanes(FragLayoutAttr l, int64_t picked, Type element) {
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8)
+      return 1;
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8, lanes = 1;
+    unsigned last = l.getRank() - 1;
+    for (unsigned bit = 0; bit < l.getNumRegBits() && lanes * 2 * bytes <= 16; ++bit) {
+      ArrayRef<int64_t> basis = l.regBasis(bit);
+      bool step = picked >> bit & 1 ? false : basis[last] == lanes;
+      for (unsigned dim = 0; dim < last; ++dim)
+        step = step && basis[dim] == 0;
+      if (!step)
+        break;
+      lanes *= 2;
+    }
+    return lanes;
+  }
+
+  /// Registers r .. r + lanes - 1 (elements c .. c + lanes - 1 along the
+  /// last dimension): one vector store if all are inside, unmasked and the
+  /// address is aligned to the vector; else each element on its own.
+  static void storeVector(OpBuilder &b, Location loc, StoreTileOp op, int64_t r, int64_t lanes,
+                          const Coord &c, ArrayRef<Value> offset, Value owner,
+                          ArrayRef<Value> laneBit, const Split &split, const Registers &values,
+                          const Registers *mask) {
+    Type element = op.getValue().getType().getElementType();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    Coord lastCoord = c;
+    lastCoord.back() += lanes - 1;
+    auto [index, inside] = elementAt(b, loc, op.getDest(), op.getIndices(), offset, c);
+    Value whole = arith::AndIOp::create(
+        b, loc, inside, elementAt(b, loc, op.getDest(), op.getIndices(), offset, lastCoord).second);
+    Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), op.getDest(), index,
+                                         b.getI64IntegerAttr(lanes * bytes));
+    whole = arith::AndIOp::create(
+        b, loc, whole,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, Distributor::index(b, loc, 0)));
+    if (owner)
+      whole = arith::AndIOp::create(b, loc, whole, owner);
+    SmallVector<Value> elems, masks;
+    for (int64_t i = 0; i < lanes; ++i) {
+      elems.push_back(select(b, loc, laneBit, split.regs, r + i, values));
+      if (mask) {
+        masks.push_back(select(b, loc, laneBit, split.regs, r + i, *mask));
+        whole = arith::AndIOp::create(b, loc, whole, masks.back());
+      }
+    }
+    auto guarded = IfOp::create(b, loc, TypeRange(), whole);
+    OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+    auto vectorType = VectorType::get({lanes}, element);
+    Value vec = LLVM::PoisonOp::create(then, loc, vectorType);
+    for (int64_t i = 0; i < lanes; ++i)
+      vec = LLVM::InsertElementOp::create(
+          then, loc, vec, elems[i],
+          arith::ConstantIntOp::create(then, loc, then.getI32Type(), i));
+    StoreOp::create(then, loc, vec, op.getDest(), index);
+    YieldOp::create(then, loc);
+    // The rest: element by element.
+    OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
+    for (int64_t i = 0; i < lanes; ++i) {
+      Coord ci = c;
+      ci.back() += i;
+      auto [idx, in] = elementAt(otherwise, loc, op.getDest(), op.getIndices(), offset, ci);
+      Value pred = owner ? arith::AndIOp::create(otherwise, loc, in, owner) : in;
+      if (mask)
+        pred = arith::AndIOp::create(otherwise, loc, pred, masks[i]);
+      auto one = IfOp::create(otherwise, loc, TypeRange(), pred);
+      OpBuilder store = OpBuilder::atBlockEnd(&one.getThenRegion().emplaceBlock());
+      StoreOp::create(store, loc, elems[i], op.getDest(), idx);
+      YieldOp::create(store, loc);
+    }
+    YieldOp::create(otherwise, loc);
   }
 
   /// registers[r | sum(laneBit[i] << regBits[i])], by a tree of selects.

@@ -182,6 +182,11 @@ Value operator~(Arg a);
 Value operator<<(Arg a, Arg b);
 Value operator>>(Arg a, Arg b);
 
+/// The smaller / larger of `a` and `b` (scalars or fragments). For floats
+/// these are IEEE 754-2019 minimum / maximum: NaN if either operand is NaN
+/// (a NaN is never dropped: relu of NaN is NaN), and -0.0 orders below +0.0
+/// (max(-0.0, +0.0) is +0.0). They lower to one PTX min.NaN / max.NaN
+/// (FMNMX), not a compare and select. For integers, signed order.
 Value min(Arg a, Arg b);
 Value max(Arg a, Arg b);
 /// min(max(v, lo), hi).
@@ -493,9 +498,14 @@ public:
 
   /// Whether a float multiplication feeding an addition (or a reduceSum) may
   /// fuse into one fma, rounding once instead of twice. On by default (as
-  /// with nvcc and TileLang); results then differ from separate rounding by
-  /// at most the rounding of the product. Applies to the operations built
-  /// after the call: call it first in generate() for the whole kernel.
+  /// with nvcc and TileLang): `a * b + c` is one fma.rn.f32 (FFMA), and
+  /// reduceSum(x * w, axis) accumulates acc = fma(x, w, acc) in place.
+  /// Results then differ from separate rounding by at most the rounding of
+  /// the product. contractFloats(false) keeps every multiplication and
+  /// addition separately rounded (mul.rn / add.rn, which ptxas does not fuse
+  /// either): bit-for-bit what a host computing in float gets. Applies to
+  /// the operations built after the call: call it first in generate() for
+  /// the whole kernel.
   void contractFloats(bool on, SourceLoc loc = SourceLoc::current());
 
   /// Whether the math functions (exp, log, sqrt, tanh, ...; see "Math

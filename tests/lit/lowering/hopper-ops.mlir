@@ -48,12 +48,13 @@ tile.kernel @k(%map: !hopper.tma_desc, %x: f32) attributes {block = array<i32: 2
   // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
   hopper.fence_proxy_async
   // Descriptor: low word ((address >> 4) | 1 << 16) + (offset >> 4); high
-  // word (1024 >> 4) | 1 << 30 (128-byte swizzle).
+  // word (1024 >> 4) | 1 << 30 (128-byte swizzle), packed by mov.b64 {lo, hi}
+  // (pure asm: no side effects, so it can be hoisted and shared).
   // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<3> to i32
   // CHECK: llvm.or %{{.*}}, %{{.*}} : i32
-  // CHECK: llvm.add %{{.*}}, %{{.*}} : i32
-  // CHECK: llvm.zext %{{.*}} : i32 to i64
-  // CHECK: llvm.mlir.constant(4611686293305294848 : i64)
+  // CHECK: %[[LO:.*]] = llvm.add %{{.*}}, %{{.*}} : i32
+  // CHECK: %[[HI:.*]] = llvm.mlir.constant(1073741888 : i32)
+  // CHECK: llvm.inline_asm "mov.b64 $0, {$1, $2};", "=l,r,r" %[[LO]], %[[HI]] : (i32, i32) -> i64
   %d = hopper.wgmma_desc %tile[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
   // CHECK: nvvm.wgmma.fence.aligned
   hopper.wgmma_fence

@@ -79,3 +79,45 @@ tile.kernel @across_warps(%o: !tile.ptr<f32>, %n: index) attributes {block = arr
   tile.store_tile %r, %ov1[%c0] : tensor<4xf32>, !tile.tensor<?xf32>
   tile.return
 }
+
+// -----
+
+// A gemm in a loop whose B tile the loop does not change: B's descriptors
+// are made once, before the loop; A's (the tile the loop would refill) in it.
+// Row stores of 4 consecutive f32 a thread are one vector store where the
+// row is inside, unmasked and 16-byte aligned (else element by element).
+// CHECK-LABEL: tile.kernel @invariant_b
+// CHECK: %[[A:.*]] = tile.shared_view %c0 : <64x64xbf16, swizzle = 128>
+// CHECK: %[[B:.*]] = tile.shared_view %c8192 : <64x64xbf16, swizzle = 128>
+// CHECK: hopper.wgmma_desc %[[B]][%c0] sbo 1024
+// CHECK: hopper.wgmma_desc %[[B]][%c32] sbo 1024
+// CHECK: hopper.wgmma_desc %[[B]][%c64] sbo 1024
+// CHECK: hopper.wgmma_desc %[[B]][%c96] sbo 1024
+// CHECK: tile.for
+// CHECK-NOT: hopper.wgmma_desc %[[B]]
+// CHECK: hopper.wgmma_desc %[[A]]
+// CHECK-NOT: hopper.wgmma_desc %[[B]]
+// The accumulator layout gives a thread 2 consecutive f32 of a row: 8 bytes.
+// CHECK: %[[GAP:.*]] = tile.elems_to_aligned %{{.*}}[%[[R:.*]], %[[C:.*]]] bytes 8
+// CHECK: arith.cmpi eq, %[[GAP]], %c0
+// CHECK: tile.if
+// CHECK: llvm.insertelement
+// CHECK: %[[V:.*]] = llvm.insertelement
+// CHECK: tile.store %[[V]], %{{.*}}[%[[R]], %[[C]]] : vector<2xf32>
+// CHECK: } else {
+// CHECK-COUNT-2: tile.store %{{.*}} : f32
+// CHECK: tile.return
+tile.kernel @invariant_b(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %ov = tile.view %o sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.for %i = %c0 to %n step %c1 {
+    %s = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    %r = arith.muli %i, %c64 : index
+    tile.store_tile %s, %ov[%r, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  }
+  tile.return
+}

@@ -147,3 +147,59 @@ tile.kernel @acc_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr
   tile.store_tile %c, %o[%c0, %c0] : tensor<64x64xf32>, !tile.tensor<?x?xf32>
   tile.return
 }
+
+// -----
+
+// Each of the 2 compute warpgroups uses 2 of the 4 stages in turn: its loop
+// is unrolled by 2. Copy c of the body always takes stage (group + 2c) % 4
+// (made before the loop); only the parities, one per copy, travel with it
+// and flip every iteration. The second copy runs where its iteration exists.
+// CHECK-LABEL: tile.kernel @unrolled_kernel
+// CHECK: hopper.setmaxnreg 232 {increase = true}
+// CHECK: %[[S0:.*]] = arith.remui %{{.*}}, %c4_i32
+// CHECK: %[[P0:.*]] = arith.andi
+// CHECK: %[[I0:.*]] = arith.index_castui %[[S0]] : i32 to index
+// CHECK: %[[S1:.*]] = arith.remui %{{.*}}, %c4_i32
+// CHECK: %[[P1:.*]] = arith.andi
+// CHECK: %[[I1:.*]] = arith.index_castui %[[S1]] : i32 to index
+// CHECK: tile.for %[[IV:.*]] = %{{.*}} to %n step %{{.*}} iter_args(%[[A0:.*]] = %[[P0]], %[[A1:.*]] = %[[P1]]) -> (i32, i32) {
+// CHECK: hopper.mbarrier_of %{{.*}}[%[[I0]]]
+// CHECK: hopper.mbarrier_wait
+// CHECK: tile.stage %{{.*}}[%[[I0]]]
+// CHECK: tile.gemm
+// CHECK: %[[NEXT:.*]] = arith.addi %[[IV]]
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[NEXT]], %n
+// CHECK: hopper.mbarrier_of %{{.*}}[%[[I0]]]
+// CHECK: hopper.mbarrier_arrive
+// CHECK: tile.if %[[IN]] {
+// CHECK: arith.index_castui %[[A1]]
+// CHECK: hopper.mbarrier_of %{{.*}}[%[[I1]]]
+// CHECK: hopper.mbarrier_wait
+// CHECK: tile.stage %{{.*}}[%[[I1]]]
+// CHECK: tile.gemm
+// CHECK: hopper.mbarrier_of %{{.*}}[%[[I1]]]
+// CHECK: hopper.mbarrier_arrive
+// CHECK: }
+// CHECK: arith.xori %[[A0]], %c1_i32
+// CHECK: arith.xori %[[A1]], %c1_i32
+// CHECK: tile.yield
+tile.host @unrolled(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @unrolled_kernel grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
+  tile.return
+}
+tile.kernel @unrolled_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  }
+  tile.return
+}

@@ -1,0 +1,132 @@
+//===- FragmentCodegenTest.cpp - fragment code generation on the GPU ------===//
+//
+// The small kernels of tests/codegen/ against host references: whole-row
+// vector stores (aligned tensors) and their element-by-element fallback
+// (a tensor one float off 16-byte alignment, ragged row counts), float
+// min/max, contraction on and off, and a reduceSum accumulating in place.
+//
+//===----------------------------------------------------------------------===//
+#include "GpuTest.h"
+#include "codegen_minmax.h"
+#include "codegen_mul_add.h"
+#include "codegen_mul_add_exact.h"
+#include "codegen_relu_dot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+using namespace gputest;
+using minitile::rt::DeviceBuffer;
+
+namespace {
+
+std::vector<float> randoms(size_t n) {
+  std::uniform_real_distribution<float> d(-2, 2);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng());
+  return v;
+}
+
+/// A device buffer of n floats (plus `shift` before them), poisoned, holding
+/// `host` at offset `shift`; `at()` is the shifted pointer.
+struct Shifted {
+  DeviceBuffer<float> buffer;
+  int64_t shift;
+  Shifted(const std::vector<float> &host, int64_t shift)
+      : buffer(host.size() + shift + 4), shift(shift) {
+    buffer.fillWords(kPoison);
+    std::vector<float> all = buffer.download();
+    std::copy(host.begin(), host.end(), all.begin() + shift);
+    buffer.upload(all);
+  }
+  float *at() const { return buffer.get() + shift; }
+  std::vector<float> result(size_t n) const {
+    std::vector<float> all = buffer.download();
+    return std::vector<float>(all.begin() + shift, all.begin() + shift + n);
+  }
+  /// The words around the tensor are untouched.
+  void expectGuards(size_t n) const {
+    std::vector<float> all = buffer.download();
+    for (int64_t i = 0; i < shift; ++i)
+      EXPECT_EQ(bits(all[i]), kPoison) << "before the tensor, at " << i - shift;
+    for (size_t i = shift + n; i < all.size(); ++i)
+      EXPECT_EQ(bits(all[i]), kPoison) << "past the tensor, at " << i - shift - n;
+  }
+};
+
+} // namespace
+
+TEST(FragmentCodegen, MinMaxStoresWholeRows) {
+  for (int64_t n : {1, 64, 100, 257})
+    for (int64_t shift : {0, 1, 2}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " shift=" + std::to_string(shift));
+      std::vector<float> x = randoms(n * 64);
+      x[0] = NAN;
+      float c = 1.25f;
+      DeviceBuffer<float> dx(x);
+      Shifted y(std::vector<float>(n * 64, 0), shift);
+      y.buffer.fillWords(kPoison);
+      minitile::kernels::codegen_minmax(n, dx.get(), y.at(), c);
+      minitile::rt::synchronize();
+      std::vector<float> got = y.result(n * 64);
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n * 64; ++i) {
+        float want = std::isnan(x[i]) ? NAN : std::min(std::max(x[i], 0.0f), c);
+        bool ok = std::isnan(want) ? std::isnan(got[i]) && bits(got[i]) != kPoison
+                                   : got[i] == want;
+        if (!ok && wrong++ < 5)
+          ADD_FAILURE() << "y[" << i << "] = " << got[i] << ", want " << want;
+      }
+      EXPECT_EQ(wrong, 0);
+      y.expectGuards(n * 64);
+    }
+}
+
+TEST(FragmentCodegen, MulAddContractedAndNot) {
+  for (int64_t n : {64, 130}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<float> a = randoms(n * 64), b = randoms(n * 64), c = randoms(n * 64);
+    DeviceBuffer<float> da(a), db(b), dc(c), fused(n * 64), exact(n * 64);
+    fused.fillWords(kPoison);
+    exact.fillWords(kPoison);
+    minitile::kernels::codegen_mul_add(n, da.get(), db.get(), dc.get(), fused.get());
+    minitile::kernels::codegen_mul_add_exact(n, da.get(), db.get(), dc.get(), exact.get());
+    minitile::rt::synchronize();
+    std::vector<float> f = fused.download(), e = exact.download();
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n * 64; ++i) {
+      float wantFused = std::fmaf(a[i], b[i], c[i]);
+      volatile float product = a[i] * b[i];
+      float wantExact = product + c[i];
+      if ((f[i] != wantFused || e[i] != wantExact) && wrong++ < 5)
+        ADD_FAILURE() << "i=" << i << ": fused " << f[i] << " want " << wantFused
+                      << ", separate " << e[i] << " want " << wantExact;
+    }
+    EXPECT_EQ(wrong, 0);
+  }
+}
+
+TEST(FragmentCodegen, ReluDotAccumulatesInPlace) {
+  for (int64_t n : {64, 200}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<float> x = randoms(n * 64), w = randoms(64);
+    DeviceBuffer<float> dx(x), dw(w), out(n);
+    out.fillWords(kPoison);
+    minitile::kernels::codegen_relu_dot(n, dx.get(), dw.get(), out.get());
+    minitile::rt::synchronize();
+    std::vector<float> got = out.download();
+    int64_t wrong = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      double want = 0, scale = 0;
+      for (int64_t j = 0; j < 64; ++j) {
+        want += std::max(double(x[r * 64 + j]), 0.0) * w[j];
+        scale += std::abs(std::max(double(x[r * 64 + j]), 0.0) * w[j]);
+      }
+      if (!(std::abs(got[r] - want) <= 1e-5 * scale + 1e-30) && wrong++ < 5)
+        ADD_FAILURE() << "out[" << r << "] = " << got[r] << ", want " << want;
+    }
+    EXPECT_EQ(wrong, 0);
+  }
+}
