@@ -8,7 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")"
 # Logs and SASS go to a folder packed into $OUT/logs.tgz at the end (the
 # device tool brings back only a few files).
-out=$(mktemp -d)
+out=${LOGDIR:-$(mktemp -d)}
 final=${OUT:-$PWD/out}
 mkdir -p "$final"
 status=0
