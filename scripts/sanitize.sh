@@ -38,7 +38,7 @@ if [ "$full" = 1 ]; then
   cmake --build "$build"
   ctest --test-dir "$build" --output-on-failure
 else
-  targets=(minitile minitile-opt minitile-duplicate-kernels dsl-tests kernels-ptx)
+  targets=(lit-deps dsl-tests) # lit-deps: every tool the lit tests run (tests/CMakeLists.txt)
   tests='^(dsl|lit)$'
   if [ -d "$build/runtime" ]; then # the CUDA toolkit was found: launchers build
     targets+=(launcher-tests)

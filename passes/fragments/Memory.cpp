@@ -77,6 +77,21 @@ private:
             ? TypedAttr(b.getFloatAttr(element, op.getPadding().convertToDouble()))
             : TypedAttr(b.getIntegerAttr(element, int64_t(op.getPadding().convertToDouble())));
     std::map<Coord, Value> loaded;
+    // Whole rows: a thread's consecutive innermost elements come in as one
+    // vector load of up to 16 bytes where all are inside and the address is
+    // aligned (else one by one, padded, as below).
+    if (int64_t lanes = vectorLanes(l, 0, element); lanes > 1)
+      for (int64_t r = 0; r < l.getNumRegs(); r += lanes) {
+        Coord c = l.coordinate(r, 0, 0);
+        if (loaded.count(c))
+          continue;
+        SmallVector<Value> elems = loadVector(b, loc, op, lanes, c, offset, padding);
+        for (int64_t i = 0; i < lanes; ++i) {
+          Coord ci = c;
+          ci.back() += i;
+          loaded.emplace(ci, elems[i]);
+        }
+      }
     Registers out;
     for (int64_t r = 0; r < l.getNumRegs(); ++r) {
       Coord c = l.coordinate(r, 0, 0);
@@ -206,6 +221,52 @@ private:
       lanes *= 2;
     }
     return lanes;
+  }
+
+  /// Elements c .. c + lanes - 1 along the last dimension: one vector load
+  /// if all are inside and the address is aligned to the vector; else each
+  /// element on its own, `padding` outside.
+  static SmallVector<Value> loadVector(OpBuilder &b, Location loc, LoadTileOp op, int64_t lanes,
+                                       const Coord &c, ArrayRef<Value> offset,
+                                       TypedAttr padding) {
+    Type element = op.getResult().getType().getElementType();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    Coord lastCoord = c;
+    lastCoord.back() += lanes - 1;
+    auto [index, inside] = elementAt(b, loc, op.getSource(), op.getIndices(), offset, c);
+    Value whole = arith::AndIOp::create(
+        b, loc, inside,
+        elementAt(b, loc, op.getSource(), op.getIndices(), offset, lastCoord).second);
+    Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), op.getSource(), index,
+                                         b.getI64IntegerAttr(lanes * bytes));
+    whole = arith::AndIOp::create(
+        b, loc, whole,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, Distributor::index(b, loc, 0)));
+    SmallVector<Type> types(lanes, element);
+    auto guarded = IfOp::create(b, loc, types, whole);
+    OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+    Value vec = LoadOp::create(then, loc, VectorType::get({lanes}, element), op.getSource(), index);
+    SmallVector<Value> elems;
+    for (int64_t i = 0; i < lanes; ++i)
+      elems.push_back(LLVM::ExtractElementOp::create(
+          then, loc, vec, arith::ConstantIntOp::create(then, loc, then.getI32Type(), i)));
+    YieldOp::create(then, loc, elems);
+    OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
+    elems.clear();
+    for (int64_t i = 0; i < lanes; ++i) {
+      Coord ci = c;
+      ci.back() += i;
+      auto [idx, in] = elementAt(otherwise, loc, op.getSource(), op.getIndices(), offset, ci);
+      auto one = IfOp::create(otherwise, loc, TypeRange{element}, in);
+      OpBuilder load = OpBuilder::atBlockEnd(&one.getThenRegion().emplaceBlock());
+      YieldOp::create(load, loc,
+                      ValueRange{LoadOp::create(load, loc, element, op.getSource(), idx)});
+      OpBuilder pad = OpBuilder::atBlockEnd(&one.getElseRegion().emplaceBlock());
+      YieldOp::create(pad, loc, ValueRange{arith::ConstantOp::create(pad, loc, padding)});
+      elems.push_back(one.getResult(0));
+    }
+    YieldOp::create(otherwise, loc, elems);
+    return SmallVector<Value>(guarded.getResults());
   }
 
   /// Registers r .. r + lanes - 1 (elements c .. c + lanes - 1 along the
