@@ -131,6 +131,14 @@ struct LowerCopies : minitile::tile::impl::TileLowerCopiesBase<LowerCopies> {
       SmallVector<CopyOp> copies;
       kernel.walk([&](CopyOp copy) { copies.push_back(copy); });
       for (CopyOp copy : copies) {
+        // A copy's bounds come from its view's sizes; a tensor chosen at run
+        // time (by tile.if, say) has none the pass can read.
+        if (!rootView(copy.getSource())) {
+          copy.emitOpError("copies from a tensor that is not a tile.view (or a slice of "
+                           "one), whose sizes are unknown here; choose between indices "
+                           "into one view instead");
+          return signalPassFailure();
+        }
         std::string why;
         if (!forceFallback && tmaEligible(copy, why))
           lowerToTma(copy, planTmaCopy(copy), kernel);

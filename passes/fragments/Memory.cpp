@@ -61,6 +61,14 @@ public:
   }
 
   LogicalResult distribute(Operation *op, Distributor &d, OpBuilder &b) const override {
+    // Bounds come from the view's sizes; a tensor chosen at run time (by
+    // tile.if, say) has none to read.
+    Value tensor = llvm::isa<LoadTileOp>(op) ? llvm::cast<LoadTileOp>(op).getSource()
+                                             : llvm::cast<StoreTileOp>(op).getDest();
+    if (!rootView(tensor))
+      return op->emitOpError("accesses a tensor that is not a tile.view (or a slice of "
+                             "one), whose sizes are unknown here; choose between indices "
+                             "into one view instead");
     if (auto load = llvm::dyn_cast<LoadTileOp>(op))
       return loadTile(load, d, b);
     return storeTile(llvm::cast<StoreTileOp>(op), d, b);
