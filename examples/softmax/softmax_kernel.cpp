@@ -14,27 +14,6 @@
 
 using namespace minitile;
 
-namespace {
-
-// TODO(math): minitile's own exp() once branch `math` lands; until then
-// 2^t from its integer part (the exponent bits) and a degree-6 polynomial
-// of its fraction (relative error < 2e-7), exact 0 below 2^-126.
-Value exp(Value x) {
-  Value t = max(x * 1.4426950408889634, -127.0);         // x log2(e)
-  Value n = cast(t, DType::i32);                         // toward zero
-  n = select(cast(n, DType::f32) > t, n - 1, n);          // floor
-  Value f = t - cast(n, DType::f32);                     // [0, 1)
-  Value p = 1.5353362e-4 * f + 1.3398874e-3;
-  p = p * f + 9.6184424e-3;
-  p = p * f + 5.5503378e-2;
-  p = p * f + 2.4022648e-1;
-  p = p * f + 6.9314718e-1;
-  p = p * f + 1.0;
-  Value scale = bitcast((n + 127) << 23, DType::f32);    // 2^n
-  return select(t > -127.0, p * scale, 0.0);
-}
-
-} // namespace
 
 struct Softmax : Generator {
   Param<int> blockCols{"block_cols", 4096, {256, 512, 1024, 2048, 4096, 8192, 16384, 32768},
@@ -42,6 +21,8 @@ struct Softmax : Generator {
   Param<int> rowsPerBlock{"rows_per_block", 1, {1, 2, 4, 8, 16}, "rows per block"};
   Param<int> threads{"threads", 512, {128, 256, 512, 1024}, "threads per block"};
   Param<bool> bf16{"bf16", false, "x and y hold bf16 (else f32)"};
+  Param<bool> fast{"fast_math", true,
+                   "exp by ex2.approx (within 2 + 1.173|x| ulp, docs/MATH.md), else libdevice"};
 
   void generate(Kernel &k) override {
     const int64_t RB = rowsPerBlock, BC = blockCols;
@@ -51,6 +32,7 @@ struct Softmax : Generator {
     k.require(C <= BC, "cols must not exceed the kernel's block_cols");
     k.threads(threads);
     k.grid(ceildiv(R, RB));
+    k.fastMath(fast);
 
     Value r0 = k.blockId() * RB;
     Value v = cast(loadTile(x, {r0, 0}, {RB, BC}, /*padding=*/-INFINITY), DType::f32);
