@@ -231,6 +231,27 @@ private:
     return lanes;
   }
 
+  /// Where elements c .. c + lanes - 1 of `tensor` (along the last
+  /// dimension) start, and whether all of them are inside and their address
+  /// is aligned to the vector: what one vector access of them needs.
+  static std::pair<SmallVector<Value>, Value> wholeVector(OpBuilder &b, Location loc,
+                                                          Value tensor, ValueRange origin,
+                                                          ArrayRef<Value> offset, const Coord &c,
+                                                          int64_t lanes, Type element) {
+    Coord lastCoord = c;
+    lastCoord.back() += lanes - 1;
+    auto [index, inside] = elementAt(b, loc, tensor, origin, offset, c);
+    Value whole = arith::AndIOp::create(
+        b, loc, inside, elementAt(b, loc, tensor, origin, offset, lastCoord).second);
+    int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
+    Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), tensor, index,
+                                         b.getI64IntegerAttr(bytes));
+    whole = arith::AndIOp::create(
+        b, loc, whole,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, Distributor::index(b, loc, 0)));
+    return {index, whole};
+  }
+
   /// Elements c .. c + lanes - 1 along the last dimension: one vector load
   /// if all are inside and the address is aligned to the vector; else each
   /// element on its own, `padding` outside.
@@ -238,18 +259,8 @@ private:
                                        const Coord &c, ArrayRef<Value> offset,
                                        TypedAttr padding) {
     Type element = op.getResult().getType().getElementType();
-    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    Coord lastCoord = c;
-    lastCoord.back() += lanes - 1;
-    auto [index, inside] = elementAt(b, loc, op.getSource(), op.getIndices(), offset, c);
-    Value whole = arith::AndIOp::create(
-        b, loc, inside,
-        elementAt(b, loc, op.getSource(), op.getIndices(), offset, lastCoord).second);
-    Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), op.getSource(), index,
-                                         b.getI64IntegerAttr(lanes * bytes));
-    whole = arith::AndIOp::create(
-        b, loc, whole,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, Distributor::index(b, loc, 0)));
+    auto [index, whole] =
+        wholeVector(b, loc, op.getSource(), op.getIndices(), offset, c, lanes, element);
     SmallVector<Type> types(lanes, element);
     auto guarded = IfOp::create(b, loc, types, whole);
     OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
@@ -285,17 +296,8 @@ private:
                           ArrayRef<Value> laneBit, const Split &split, const Registers &values,
                           const Registers *mask) {
     Type element = op.getValue().getType().getElementType();
-    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-    Coord lastCoord = c;
-    lastCoord.back() += lanes - 1;
-    auto [index, inside] = elementAt(b, loc, op.getDest(), op.getIndices(), offset, c);
-    Value whole = arith::AndIOp::create(
-        b, loc, inside, elementAt(b, loc, op.getDest(), op.getIndices(), offset, lastCoord).second);
-    Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), op.getDest(), index,
-                                         b.getI64IntegerAttr(lanes * bytes));
-    whole = arith::AndIOp::create(
-        b, loc, whole,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, Distributor::index(b, loc, 0)));
+    auto [index, whole] =
+        wholeVector(b, loc, op.getDest(), op.getIndices(), offset, c, lanes, element);
     if (owner)
       whole = arith::AndIOp::create(b, loc, whole, owner);
     SmallVector<Value> elems, masks;
