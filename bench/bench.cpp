@@ -22,6 +22,7 @@
 #include "softmax_32k.h"
 #include "softmax_4k.h"
 #include "softmax_4k_bf16.h"
+#include "softmax_variant_headers.inc"
 #include "topk.h"
 #include "topk_sorted.h"
 #include "topk_t1024r4.h"
@@ -346,7 +347,15 @@ void benchSoftmax(double copyRate) {
          example::gpu::softmax_4k_bf16(r, c, static_cast<minitile::rt::bf16 *>(x),
                                        static_cast<minitile::rt::bf16 *>(y));
        }}};
-  for (auto &c : cases) {
+  std::vector<Case> all(std::begin(cases), std::end(cases));
+  // The 4k rows in other block shapes (bench/CMakeLists.txt).
+#define SOFTMAX_VARIANT(name, T, size)                                                  \
+  all.push_back({#name, 32768, 4096, size, [](int64_t r, int64_t c, void *x, void *y) {  \
+                   bench::softmax::name(r, c, static_cast<T *>(x), static_cast<T *>(y)); \
+                 }});
+#include "softmax_variants.inc"
+#undef SOFTMAX_VARIANT
+  for (auto &c : all) {
     size_t bytes = size_t(c.rows) * c.cols * c.bytes;
     DeviceBuffer<uint8_t> x(bytes), y(bytes);
     x.fillWords(0x3f803f80u);

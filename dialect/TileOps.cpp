@@ -754,8 +754,14 @@ LogicalResult PipelinedOp::verify() {
   if (stages % groups)
     return emitOpError("has ") << stages << " stages for " << groups
                                << " groups; the stages must be a multiple of the groups";
-  if ((*this)->getParentOfType<PipelinedOp>())
-    return emitOpError("cannot nest in another tile.pipelined");
+  // Nested only where every compute thread runs each iteration of the loops
+  // around it (one group): a group's warps cannot wait on a ring that the
+  // other groups' iterations also fill.
+  for (auto outer = (*this)->getParentOfType<PipelinedOp>(); outer;
+       outer = outer->getParentOfType<PipelinedOp>())
+    if (outer.getGroups() != 1)
+      return emitOpError("nests in a tile.pipelined of ")
+             << outer.getGroups() << " groups; it nests only in loops of one group";
   return success();
 }
 

@@ -1069,7 +1069,10 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     each running its iterations' fragment code on its own warps; `stages` is
     then a multiple of `groups`, so each stage is always read by one group.
     Values carried from iteration to iteration (`iter_args`, a gemm's
-    accumulator say) need one group.
+    accumulator say) need one group. A pipelined loop may nest in one of one
+    group (every compute thread runs each of its iterations): the outer
+    loop's copies then run ahead by its own stages -- a persistent kernel's
+    next work item, say -- while the inner loop's ring runs on.
 
 
     ```mlir

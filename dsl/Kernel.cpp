@@ -553,9 +553,23 @@ void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
       mlir::arith::MinSIOp::create(k.hostB, loc, hostItems, most), one, one};
   k.gridLoc = items.loc();
   Value count = Access::make(&k, n);
-  serial(blockId(0, items.loc()), count, [&](Value i) {
+  auto item = [&](Value i) {
     body(options.order == WorkOrder::lastFirst ? count - 1 - i : i);
-  }, gridDim(0, items.loc()));
+  };
+  if (!options.prefetch)
+    return serial(blockId(0, items.loc()), count, item, gridDim(0, items.loc()));
+  // A pipelined loop of one group over the block's items, two in flight.
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
+    if (llvm::isa<tile::PipelinedOp, tile::ParallelOp>(p))
+      throw Error(items.loc(), "persistent() inside a pipelined() or parallel() loop");
+  auto lo = Access::get(blockId(0, items.loc())), step = Access::get(gridDim(0, items.loc()));
+  auto loop = tile::PipelinedOp::create(k.b, loc, lo, n, step, /*stages=*/2, /*groups=*/1);
+  detail::buildCarriedBody(k, loop, loop.getBody().front(),
+                           [&](Value i, std::vector<Value>) {
+                             item(i);
+                             return std::vector<Value>{};
+                           },
+                           items.loc(), "persistent()", /*single=*/false);
 }
 
 void Kernel::require(Arg cond, const std::string &message) {

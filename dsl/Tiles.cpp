@@ -168,9 +168,17 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
     throw Error(lo.loc(), "pipelined(): a loop that carries values runs on one group, not " +
                               std::to_string(options.groups) +
                               " (each iteration needs the one before it)");
-  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
-    if (llvm::isa<tile::PipelinedOp, tile::ParallelOp>(p))
-      throw Error(lo.loc(), "pipelined() inside a pipelined() or parallel() loop");
+  // Inside a pipelined loop of one group (a prefetching persistent loop, or
+  // a pipelined() of groups = 1), every compute thread runs each iteration:
+  // a pipelined loop may nest there.
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp()) {
+    if (llvm::isa<tile::ParallelOp>(p))
+      throw Error(lo.loc(), "pipelined() inside a parallel() loop");
+    if (auto outer = llvm::dyn_cast<tile::PipelinedOp>(p); outer && outer.getGroups() != 1)
+      throw Error(lo.loc(), "pipelined() inside a pipelined() loop of " +
+                                std::to_string(outer.getGroups()) +
+                                " groups; it nests only in a loop of one group");
+  }
   auto bounds = indexValues(k, {lo, hi}, "pipelined()");
   auto inits = detail::carriedInits(k, init, "pipelined()");
   mlir::Value one = mlir::arith::ConstantIndexOp::create(k.b, k.loc(lo.loc()), 1);

@@ -34,7 +34,8 @@ template <bool Batched> struct IndexerFwd : Generator {
                         "windows, the longest first, so short blocks fill the tail"};
   Param<bool> persistent{"persistent", false,
                          "one block per multiprocessor walking the query blocks, last "
-                         "first; the KV ring runs on from one to the next"};
+                         "first; the KV ring runs on from one to the next and the "
+                         "producer fetches the next block's queries ahead"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
@@ -42,7 +43,9 @@ template <bool Batched> struct IndexerFwd : Generator {
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
     // as asked for and the target's shared memory holds beside the query tile
     // (keeping 8 KiB for barriers and the passes' scratch).
-    const int64_t tileBytes = int64_t(BK) * D * 2, queryBytes = int64_t(N) * D * 2;
+    // (A persistent kernel holds two query tiles: this item's and the next.)
+    const int64_t tileBytes = int64_t(BK) * D * 2,
+                  queryBytes = int64_t(N) * D * 2 * (persistent ? 2 : 1);
     const int64_t budget = k.target().sharedMemoryPerBlock - 8 * 1024;
     int st = (int(stages) + G - 1) / G * G;
     while (st > G && queryBytes + st * tileBytes > budget)
@@ -59,7 +62,6 @@ template <bool Batched> struct IndexerFwd : Generator {
     Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
                             : k.tensor("logits", DType::f32, {S, T});
     k.threads(128 * G);
-    Shared qs = k.shared(DType::bf16, {N, D});
 
     // The work of query block qb of batch b.
     auto work = [&](Value qb, Value b) {
@@ -80,6 +82,7 @@ template <bool Batched> struct IndexerFwd : Generator {
       });
       Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
 
+      Shared qs = k.shared(DType::bf16, {N, D});
       copy(qbat, {q0, 0, 0}, qs, {BQ, H, D});
       Value weights = broadcast(reshape(loadTile(wb, {q0, 0}, {BQ, H}), {N}), {BK, N}, {1});
       Value wks = broadcast(loadTile(ks, {q0}, {BQ}), {BK, BQ}, {1});
@@ -114,12 +117,11 @@ template <bool Batched> struct IndexerFwd : Generator {
     Value blocks = ceildiv(S, BQ);
     if (persistent) {
       // Item i: query block i / B of batch i % B; last first, the longest
-      // causal windows of every batch go first. The barrier keeps the next
-      // item's query tile from overwriting this one's while it is read.
+      // causal windows of every batch go first. The producer fetches the
+      // next item's query tile while this one's KV tiles are computed.
       k.persistent(Batched ? blocks * B : blocks, [&](Value item) {
         work(Batched ? item / B : item, Batched ? item % B : Value());
-        k.barrier();
-      }, {.blocksPerSM = 1, .order = WorkOrder::lastFirst});
+      }, {.blocksPerSM = 1, .order = WorkOrder::lastFirst, .prefetch = true});
     } else {
       k.grid(blocks, Batched ? Arg(B) : Arg(1));
       work(lastFirst ? k.gridDim() - 1 - k.blockId() : k.blockId(),

@@ -15,7 +15,10 @@
 //          loop turned into a loop over their group's iterations: wait full,
 //          compute, arrive empty (unrolled by the stages each group uses
 //          where nothing is carried: each copy of the body then has a fixed
-//          stage). The program's block barriers become
+//          stage). A pipelined loop nested in one of one group (a
+//          prefetching persistent loop) gets a ring of its own; the elected
+//          thread issues the outer iteration's copies, then the inner
+//          loop's, so the outer copies run an iteration ahead. The program's block barriers become
 //          barriers of the compute threads. The producer gives registers
 //          up, the compute warpgroups take them (setmaxnreg).
 //          Otherwise (a copy the TMA cannot serve, a block that cannot take
@@ -56,6 +59,7 @@ struct Body {
   SmallVector<AllocSharedOp> allocs;
   SmallVector<CopyOp> copies;
   SmallVector<GemmOp> accumulating;
+  bool nests = false; // holds a pipelined loop of its own
 };
 
 /// Whether `v` depends, within `loop`, on a value the loop carries.
@@ -78,7 +82,15 @@ FailureOr<Body> analyse(PipelinedOp loop) {
     if (auto gemm = v.getDefiningOp<GemmOp>())
       if (gemm.getAcc() && llvm::is_contained(loop.getRegionIterArgs(), gemm.getAcc()))
         body.accumulating.push_back(gemm);
+  body.nests = loop.getBody()
+                   .walk([&](PipelinedOp inner) {
+                     return inner == loop ? WalkResult::advance() : WalkResult::interrupt();
+                   })
+                   .wasInterrupted();
   WalkResult r = loop.walk([&](CopyOp copy) {
+    // A nested pipelined loop's copies are its own.
+    if (copy->getParentOfType<PipelinedOp>() != loop)
+      return WalkResult::advance();
     for (Value index : copy.getIndices())
       if (dependsOnCarried(index, loop)) {
         copy.emitOpError("in a pipelined loop copies from a place that depends on a "
@@ -315,8 +327,9 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
   // `groups` stages, `unroll` of them go round it once), so its stage, its
   // barriers and its tiles' addresses are made before the loop and only the
   // parities change, flipping every iteration.
+  // (Not a loop holding a pipelined loop: its body would be copied whole.)
   int64_t groups = loop.getGroups(), unroll = ring.stages / groups;
-  if (ring.stages % groups || lagged || !loop.getInitArgs().empty())
+  if (ring.stages % groups || lagged || !loop.getInitArgs().empty() || body.nests)
     unroll = 1;
   if (unroll > 1)
     return buildUnrolledConsumer(loop, body, ring, group, lb, step, unroll);
@@ -373,22 +386,31 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
 }
 
 /// The producer side, in the producer's copy of the program: one elected
-/// thread of warp 0 issues every iteration's copies.
+/// thread of warp 0 issues every iteration's copies. A loop nested in
+/// another pipelined loop is already on that thread (the outer loop is
+/// built after it and takes it along): it becomes a plain loop in place.
 void buildProducer(PipelinedOp loop, const Body &body, const Ring &ring) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  Value tid = ThreadIdOp::create(b, loc, Dim::x);
-  Value warp0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
-                                      constant(b, loc, 32));
-  auto inWarp0 = IfOp::create(b, loc, TypeRange(), warp0);
-  OpBuilder w = OpBuilder::atBlockEnd(&inWarp0.getThenRegion().emplaceBlock());
-  Value one = ElectOneOp::create(w, loc, w.getI1Type());
-  auto elected = IfOp::create(w, loc, TypeRange(), one);
-  YieldOp::create(w, loc);
-  OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
-  auto serial = ForOp::create(e, loc, loop.getLowerBound(), loop.getUpperBound(),
-                              loop.getStep());
-  YieldOp::create(e, loc);
+  Operation *issuer = nullptr; // what runs on the elected thread
+  ForOp serial;
+  if (loop->getParentOfType<PipelinedOp>()) {
+    serial = ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+    issuer = serial;
+  } else {
+    Value tid = ThreadIdOp::create(b, loc, Dim::x);
+    Value warp0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                                        constant(b, loc, 32));
+    auto inWarp0 = IfOp::create(b, loc, TypeRange(), warp0);
+    OpBuilder w = OpBuilder::atBlockEnd(&inWarp0.getThenRegion().emplaceBlock());
+    Value one = ElectOneOp::create(w, loc, w.getI1Type());
+    auto elected = IfOp::create(w, loc, TypeRange(), one);
+    YieldOp::create(w, loc);
+    OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
+    serial = ForOp::create(e, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+    YieldOp::create(e, loc);
+    issuer = inWarp0;
+  }
 
   Block &to = serial.getBody().front();
   to.getTerminator()->erase();
@@ -432,7 +454,7 @@ void buildProducer(PipelinedOp loop, const Body &body, const Ring &ring) {
   }
   OpBuilder end = OpBuilder::atBlockEnd(&to);
   YieldOp::create(end, loc);
-  b.setInsertionPointAfter(inWarp0);
+  b.setInsertionPointAfter(issuer);
   ring.advance(b, loc, loop);
   loop.erase();
 }
@@ -598,6 +620,8 @@ struct WarpSpecialize : minitile::tile::impl::TileWarpSpecializeBase<WarpSpecial
   void runOnOperation() override {
     for (auto kernel : getOperation().getOps<KernelOp>()) {
       SmallVector<PipelinedOp> loops;
+      // Post-order: a nested loop before the loop around it, which then
+      // carries the nested loop's producer and consumer along.
       kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
       if (loops.empty())
         continue;

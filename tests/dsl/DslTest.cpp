@@ -57,6 +57,45 @@ TEST(Dsl, PersistentKernelsSizeTheirGridToTheDevice) {
   EXPECT_NE(ir.find("arith.subi"), std::string::npos) << ir;
 }
 
+TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::bf16, {n, 64});
+    k.threads(128);
+    k.persistent(ceildiv(n, 64), [&](Value item) {
+      Shared q = k.shared(DType::bf16, {64, 64});
+      copy(x, {item * 64, 0}, q);
+      k.pipelined(0, ceildiv(n, 64), [&](Value i) {
+        Shared t = k.shared(DType::bf16, {64, 64});
+        copy(x, {i * 64, 0}, t);
+        gemm(t, q, /*transposeB=*/true);
+      });
+    }, {.prefetch = true});
+  });
+  // Two items in flight, stepping by the grid, one group; the body's own
+  // pipelined loop nests in it.
+  size_t outer = ir.find("stages 2 {");
+  ASSERT_NE(outer, std::string::npos) << ir;
+  EXPECT_NE(ir.rfind("step %", outer), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.pipelined", outer), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tile.for"), std::string::npos) << ir;
+}
+
+TEST(DslMisuse, PipelinedInsideAPipelinedLoopOfTwoGroups) {
+  unsigned line = 0;
+  expectDslError(line, "pipelined() inside a pipelined() loop of 2 groups; it nests only in a "
+                       "loop of one group",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   k.threads(256);
+                   k.grid(1);
+                   k.pipelined(0, n, [&](Value) {
+                     line = __LINE__ + 1;
+                     k.pipelined(0, n, [&](Value) {});
+                   }, {.stages = 2, .groups = 2});
+                 });
+}
+
 TEST(DslMisuse, PersistentAfterGrid) {
   unsigned line = 0;
   expectDslError(line, "persistent() sets the grid, which is already set", [&](Kernel &k) {

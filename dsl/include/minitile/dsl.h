@@ -359,6 +359,13 @@ struct PersistentOptions {
   /// times the device's multiprocessors.
   int blocksPerSM = 1;
   WorkOrder order = WorkOrder::linear;
+  /// The item loop is pipelined: the body's copies into shared tiles it
+  /// allocates (at the top level of the body, as in pipelined()) run on the
+  /// producer one item ahead, into two buffers, so the compute threads start
+  /// the next item without waiting for them and without a barrier between
+  /// items. The body then runs on all compute threads like a pipelined loop
+  /// of one group, and may hold pipelined loops of its own.
+  bool prefetch = false;
 };
 
 /// Which threads a parallel loop spreads over: the whole block, or each row
@@ -401,7 +408,8 @@ public:
   /// of stages from one item to the next: the producer starts on the next
   /// item's copies while the compute threads finish this one's. Shared
   /// tiles the body writes outside such a loop need a barrier() before they
-  /// are written again.
+  /// are written again -- or, with `prefetch`, are allocated in the body and
+  /// filled by copy(): the producer then fetches them an item ahead.
   void persistent(Arg items, const std::function<void(Value)> &body,
                   PersistentOptions options = {});
   /// The launcher throws `message` unless `cond` (a function of the

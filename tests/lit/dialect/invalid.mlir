@@ -199,3 +199,16 @@ tile.kernel @k(%c: i1) attributes {block = array<i32: 32, 1, 1>} {
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @nested_in_groups(%n: index) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
+    // expected-error@+1 {{nests in a tile.pipelined of 2 groups; it nests only in loops of one group}}
+    tile.pipelined %j = %c0 to %n step %c1 stages 2 {
+    }
+  }
+  tile.return
+}

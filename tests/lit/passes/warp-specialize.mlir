@@ -203,3 +203,67 @@ tile.kernel @unrolled_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index 
   }
   tile.return
 }
+
+// -----
+
+// A pipelined loop nested in one of one group (a prefetching persistent
+// loop): each gets a ring of its own. The single elected producer thread
+// issues an outer iteration's copy, then every copy of its inner loop, so
+// the next outer tile is fetched while the compute threads are still on this
+// one's inner tiles. The compute threads wait for the outer tile once an
+// outer iteration, run the inner loop on its stage, and release it after.
+// CHECK-LABEL: tile.kernel @nested_kernel
+// CHECK-SAME: block = array<i32: 256, 1, 1>, producer_threads = 128
+// CHECK: %[[OUTER:.*]] = tile.alloc_shared {stages = 2 : i64} : <64x64xbf16, swizzle = 128>
+// CHECK: %[[INNER:.*]] = tile.alloc_shared {stages = 3 : i64} : <64x64xbf16, swizzle = 128>
+// The producer: one elect, the outer loop, its copy, then the inner loop.
+// CHECK: hopper.elect_one
+// CHECK-NOT: hopper.elect_one
+// CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
+// CHECK: %[[QS:.*]] = tile.stage %[[OUTER]]
+// CHECK: hopper.tma_load %{{.*}} to %[[QS]]
+// CHECK-NOT: hopper.elect_one
+// CHECK: tile.for %{{.*}} = %{{.*}} to %m step %c1 {
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
+// CHECK: %[[KS:.*]] = tile.stage %[[INNER]]
+// CHECK: hopper.tma_load %{{.*}} to %[[KS]]
+// The compute threads: the outer stage, waited for once an iteration.
+// CHECK: } else {
+// CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} iter_args
+// CHECK: hopper.mbarrier_wait
+// CHECK: %[[Q:.*]] = tile.stage %[[OUTER]]
+// CHECK: tile.for
+// CHECK: hopper.mbarrier_wait
+// CHECK: %[[K:.*]] = tile.stage %[[INNER]]
+// CHECK: tile.gemm %[[K]], %[[Q]]
+// CHECK: hopper.mbarrier_arrive
+// CHECK: }
+// CHECK: hopper.mbarrier_arrive
+// CHECK-NOT: tile.copy
+// CHECK: tile.return
+tile.host @nested(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}, %m: index {tile.name = "m", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @nested_kernel grid(%c1, %c1, %c1) args(%kv, %n, %m) : (!tile.ptr<bf16>, index, index) -> ()
+  tile.return
+}
+tile.kernel @nested_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}, %m: index {tile.name = "m"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %b = tile.block_id x
+  %g = tile.grid_dim x
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  tile.pipelined %item = %b to %n step %g stages 2 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.pipelined %i = %c0 to %m step %c1 stages 3 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
+  }
+  tile.return
+}
