@@ -17,6 +17,8 @@
 #include "indexer_fwd_last.h"
 #include "indexer_fwd_s3.h"
 #include "indexer_fwd_pers.h"
+#include "indexer_fwd_pers_last.h"
+#include "indexer_fwd_pers_s4.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "softmax_32k.h"
@@ -143,7 +145,9 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
                   {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false},
                   {"last_first=true", minitile::kernels::indexer_fwd_last, false},
                   {"stages=3", minitile::kernels::indexer_fwd_s3, false},
-                  {"persistent=true", minitile::kernels::indexer_fwd_pers, false}};
+                  {"persistent=true", minitile::kernels::indexer_fwd_pers, false},
+                  {"persistent last_first", minitile::kernels::indexer_fwd_pers_last, false},
+                  {"persistent wg2", minitile::kernels::indexer_fwd_pers_s4, false}};
   for (auto &v : variants) {
     double ms = medianMs(
         [&] {

@@ -30,8 +30,8 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "else 2, the most that keep their registers)"};
   Param<bool> clean{"clean", true, "write -inf outside the windows (else only the windows)"};
   Param<bool> lastFirst{"last_first", false,
-                        "block i takes the queries of block (grid - 1 - i): with causal "
-                        "windows, the longest first, so short blocks fill the tail"};
+                        "the query blocks are taken last first: with causal windows, the "
+                        "longest first, so short blocks fill the tail"};
   Param<bool> persistent{"persistent", false,
                          "one block per multiprocessor walking the query blocks, last "
                          "first; the KV ring runs on from one to the next and the "
@@ -116,12 +116,13 @@ template <bool Batched> struct IndexerFwd : Generator {
 
     Value blocks = ceildiv(S, BQ);
     if (persistent) {
-      // Item i: query block i / B of batch i % B; last first, the longest
-      // causal windows of every batch go first. The producer fetches the
+      // Item i: query block i / B of batch i % B. The producer fetches the
       // next item's query tile while this one's KV tiles are computed.
       k.persistent(Batched ? blocks * B : blocks, [&](Value item) {
         work(Batched ? item / B : item, Batched ? item % B : Value());
-      }, {.blocksPerSM = 1, .order = WorkOrder::lastFirst, .prefetch = true});
+      }, {.blocksPerSM = 1,
+          .order = lastFirst ? WorkOrder::lastFirst : WorkOrder::linear,
+          .prefetch = true});
     } else {
       k.grid(blocks, Batched ? Arg(B) : Arg(1));
       work(lastFirst ? k.gridDim() - 1 - k.blockId() : k.blockId(),

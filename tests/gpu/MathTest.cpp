@@ -228,7 +228,11 @@ void measure(const MathVariant &v) {
     // (docs/MATH.md): allow 2.5.
     EXPECT_LE(expExcess.error, 2.5) << v.name << ": exp at x = " << hex(expExcess.at);
     bound(kExp2, 2.1);
-    bound(kLog, 3.2);
+    // lg2.approx's absolute error (2^-22, the bound the fast log2 is held
+    // to near 1) times ln 2, over an ulp of 2^-24 where |log x| is just
+    // under 1, is 2.77 ulp; the product's rounding adds 0.5: 3.3 (measured
+    // 3.11-3.21, docs/MATH.md).
+    bound(kLog, 3.3);
     bound(kLog2, 2.25);
     EXPECT_LE(absNear1[kLog].error, std::exp2(-21.41)) << v.name << ": log near 1";
     EXPECT_LE(absNear1[kLog2].error, std::exp2(-22.0)) << v.name << ": log2 near 1";
