@@ -328,8 +328,12 @@ Value operator/(Arg a, Arg b) {
   return arith2(a, b, "'/'", Kind::number,
                 [](KernelState &k, mlir::Location loc, mlir::Value x,
                    mlir::Value y, bool fl) -> mlir::Value {
+                  // Under fastMath the GPU's approximate division (afn:
+                  // div.approx.f32, 2 ulp; see "Math functions" in dsl.h).
                   if (fl)
-                    return DivFOp::create(k.b, loc, x, y);
+                    return DivFOp::create(k.b, loc, x, y,
+                                          k.fastMath ? mlir::arith::FastMathFlags::afn
+                                                     : mlir::arith::FastMathFlags::none);
                   return DivSIOp::create(k.b, loc, x, y);
                 });
 }

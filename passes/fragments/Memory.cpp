@@ -88,18 +88,23 @@ private:
     // Whole rows: a thread's consecutive innermost elements come in as one
     // vector load of up to 16 bytes where all are inside and the address is
     // aligned (else one by one, padded, as below).
-    if (int64_t lanes = vectorLanes(l, 0, element); lanes > 1)
+    // Every vector is loaded before any is taken apart, so that the loads
+    // are all in flight before the first use waits for one.
+    if (int64_t lanes = vectorLanes(l, 0, element); lanes > 1) {
+      std::map<Coord, Value> vectors;
       for (int64_t r = 0; r < l.getNumRegs(); r += lanes) {
         Coord c = l.coordinate(r, 0, 0);
-        if (loaded.count(c))
-          continue;
-        SmallVector<Value> elems = loadVector(b, loc, op, lanes, c, offset, padding);
+        if (!vectors.count(c))
+          vectors.emplace(c, loadVector(b, loc, op, lanes, c, offset, padding));
+      }
+      for (auto &[c, vec] : vectors)
         for (int64_t i = 0; i < lanes; ++i) {
           Coord ci = c;
           ci.back() += i;
-          loaded.emplace(ci, elems[i]);
+          loaded.emplace(ci, LLVM::ExtractElementOp::create(
+                                 b, loc, vec, arith::ConstantIntOp::create(b, loc, b.getI32Type(), i)));
         }
-      }
+    }
     Registers out;
     for (int64_t r = 0; r < l.getNumRegs(); ++r) {
       Coord c = l.coordinate(r, 0, 0);
@@ -252,26 +257,21 @@ private:
     return {index, whole};
   }
 
-  /// Elements c .. c + lanes - 1 along the last dimension: one vector load
-  /// if all are inside and the address is aligned to the vector; else each
-  /// element on its own, `padding` outside.
-  static SmallVector<Value> loadVector(OpBuilder &b, Location loc, LoadTileOp op, int64_t lanes,
-                                       const Coord &c, ArrayRef<Value> offset,
-                                       TypedAttr padding) {
+  /// Elements c .. c + lanes - 1 along the last dimension, as a vector: one
+  /// vector load if all are inside and the address is aligned to the vector;
+  /// else each element on its own, `padding` outside.
+  static Value loadVector(OpBuilder &b, Location loc, LoadTileOp op, int64_t lanes,
+                          const Coord &c, ArrayRef<Value> offset, TypedAttr padding) {
     Type element = op.getResult().getType().getElementType();
     auto [index, whole] =
         wholeVector(b, loc, op.getSource(), op.getIndices(), offset, c, lanes, element);
-    SmallVector<Type> types(lanes, element);
-    auto guarded = IfOp::create(b, loc, types, whole);
+    auto vectorType = VectorType::get({lanes}, element);
+    auto guarded = IfOp::create(b, loc, TypeRange{vectorType}, whole);
     OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
-    Value vec = LoadOp::create(then, loc, VectorType::get({lanes}, element), op.getSource(), index);
-    SmallVector<Value> elems;
-    for (int64_t i = 0; i < lanes; ++i)
-      elems.push_back(LLVM::ExtractElementOp::create(
-          then, loc, vec, arith::ConstantIntOp::create(then, loc, then.getI32Type(), i)));
-    YieldOp::create(then, loc, elems);
+    Value vec = LoadOp::create(then, loc, vectorType, op.getSource(), index);
+    YieldOp::create(then, loc, ValueRange{vec});
     OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
-    elems.clear();
+    Value built = LLVM::PoisonOp::create(otherwise, loc, vectorType);
     for (int64_t i = 0; i < lanes; ++i) {
       Coord ci = c;
       ci.back() += i;
@@ -282,10 +282,12 @@ private:
                       ValueRange{LoadOp::create(load, loc, element, op.getSource(), idx)});
       OpBuilder pad = OpBuilder::atBlockEnd(&one.getElseRegion().emplaceBlock());
       YieldOp::create(pad, loc, ValueRange{arith::ConstantOp::create(pad, loc, padding)});
-      elems.push_back(one.getResult(0));
+      built = LLVM::InsertElementOp::create(
+          otherwise, loc, built, one.getResult(0),
+          arith::ConstantIntOp::create(otherwise, loc, otherwise.getI32Type(), i));
     }
-    YieldOp::create(otherwise, loc, elems);
-    return SmallVector<Value>(guarded.getResults());
+    YieldOp::create(otherwise, loc, ValueRange{built});
+    return guarded.getResult(0);
   }
 
   /// Registers r .. r + lanes - 1 (elements c .. c + lanes - 1 along the

@@ -12,16 +12,19 @@ namespace {
 using namespace minitile;
 
 /// y = min(max(x, 0), c) on a 64 x 64 fragment: max.f32 / min.f32, no
-/// compare and select.
+/// compare and select. With bf16, x and y hold bf16 (computed in f32).
 struct MinMax : Generator {
+  Param<bool> bf16{"bf16", false, "x and y hold bf16"};
   void generate(Kernel &k) override {
+    DType t = bf16 ? DType::bf16 : DType::f32;
     Value n = k.size("n");
-    Tensor x = k.tensor("x", DType::f32, {n, 64}), y = k.tensor("y", DType::f32, {n, 64});
+    Tensor x = k.tensor("x", t, {n, 64}), y = k.tensor("y", t, {n, 64});
     Value c = k.scalar("c", DType::f32);
     k.threads(128);
     k.grid(ceildiv(n, 64));
     Value r0 = k.blockId() * 64;
-    storeTile(y, {r0, 0}, min(max(loadTile(x, {r0, 0}, {64, 64}), 0.0), c));
+    Value v = cast(loadTile(x, {r0, 0}, {64, 64}), DType::f32);
+    storeTile(y, {r0, 0}, cast(min(max(v, 0.0), c), t));
   }
 };
 
