@@ -19,6 +19,7 @@
 #include "indexer_fwd_pers.h"
 #include "indexer_fwd_pers_last.h"
 #include "indexer_fwd_pers_s4.h"
+#include "indexer_fwd_pers_s9.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "softmax_32k.h"
@@ -147,7 +148,8 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
                   {"stages=3", minitile::kernels::indexer_fwd_s3, false},
                   {"persistent=true", minitile::kernels::indexer_fwd_pers, false},
                   {"persistent last_first", minitile::kernels::indexer_fwd_pers_last, false},
-                  {"persistent wg2", minitile::kernels::indexer_fwd_pers_s4, false}};
+                  {"persistent wg2", minitile::kernels::indexer_fwd_pers_s4, false},
+                  {"persistent stages=9", minitile::kernels::indexer_fwd_pers_s9, false}};
   for (auto &v : variants) {
     double ms = medianMs(
         [&] {

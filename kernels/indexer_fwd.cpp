@@ -69,17 +69,16 @@ template <bool Batched> struct IndexerFwd : Generator {
       Tensor wb = Batched ? w.slice(1, b) : w, out = Batched ? logits[b] : logits;
       Value q0 = qb * BQ;
 
-      // The union of the queries' windows, clamped to [0, S_kv].
-      Var lo = k.var(T), hi = k.var(DType::index, 0);
-      k.serial(0, BQ, [&](Value r) {
-        k.if_(q0 + r < S, [&] {
-          Value a = clamp(ks(q0 + r), 0, T), e = clamp(ke(q0 + r), a, T);
-          k.if_(a < e, [&] {
-            lo = min(lo, a);
-            hi = max(hi, e);
-          });
-        });
-      });
+      // The union of the queries' windows, clamped to [0, S_kv]. Every
+      // query's bounds are read at once (a query past S reads the last
+      // one's, already in the union): one memory latency, not BQ in turn.
+      Value lo = T, hi = constant(0, DType::index);
+      for (int r = 0; r < BQ; ++r) {
+        Value qr = min(q0 + r, S - 1);
+        Value a = clamp(ks(qr), 0, T), e = clamp(ke(qr), a, T);
+        lo = select(a < e, min(lo, a), lo);
+        hi = select(a < e, max(hi, e), hi);
+      }
       Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
 
       Shared qs = k.shared(DType::bf16, {N, D});
