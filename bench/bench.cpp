@@ -150,14 +150,22 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
                   {"persistent last_first", minitile::kernels::indexer_fwd_pers_last, false},
                   {"persistent wg2", minitile::kernels::indexer_fwd_pers_s4, false},
                   {"persistent stages=9", minitile::kernels::indexer_fwd_pers_s9, false}};
+  // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it;
+  // MINITILE_BENCH_REPS=n times each n times (say, to sample the clocks
+  // and power while one variant runs for seconds).
+  const char *only = std::getenv("MINITILE_BENCH_ONLY");
+  const char *repsEnv = std::getenv("MINITILE_BENCH_REPS");
+  int reps = repsEnv ? std::max(1, std::atoi(repsEnv)) : (S >= 65536 ? 20 : 50);
   for (auto &v : variants) {
+    if (only && !std::strstr(v.name, only))
+      continue;
     double ms = medianMs(
         [&] {
           v.fn(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), nullptr);
           if (v.unfused)
             minitile::kernels::clean_logits(S, T, logits.get(), ks.get(), ke.get());
         },
-        5, S >= 65536 ? 20 : 50);
+        5, reps);
     std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld | %8.3f ms | %6.1f useful TFLOP/s\n",
                 v.name, (long long)S, (long long)T, (long long)ratio, ms, flop / ms / 1e9);
   }
