@@ -20,6 +20,12 @@
 #include "indexer_fwd_pers_last.h"
 #include "indexer_fwd_pers_s4.h"
 #include "indexer_fwd_pers_s9.h"
+#include "indexer_fwd_h32.h"
+#include "indexer_fwd_h32_pers.h"
+#include "indexer_fwd_d256.h"
+#include "indexer_fwd_d256_pers.h"
+#include "batched_indexer_fwd.h"
+#include "batched_indexer_fwd_pers.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "softmax_32k.h"
@@ -112,11 +118,33 @@ void benchCleanLogits(const char *name, CleanFn clean, int64_t S, int64_t T,
 using minitile::rt::bf16;
 using IndexerFn = void (*)(Scalar<int64_t>, Scalar<int64_t>, const bf16 *, const bf16 *,
                            const float *, const int32_t *, const int32_t *, float *, CUstream);
+using BatchedFn = void (*)(Scalar<int64_t>, Scalar<int64_t>, Scalar<int64_t>, const bf16 *,
+                           const bf16 *, const float *, const int32_t *, const int32_t *,
+                           float *, CUstream);
 
 /// indexer_fwd at H = 64, D = 128, causal windows of ratio `ratio`: useful
 /// TFLOP/s (2 H D per window entry) of each variant.
-void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
-  const int64_t H = 64, D = 128;
+struct IndexerVariant {
+  const char *name;
+  IndexerFn fn;
+  bool unfused;
+};
+
+/// The indexer's variants at H = 64, D = 128 (bench/CMakeLists.txt).
+std::vector<IndexerVariant> h64d128Variants() {
+  return {{"indexer_fwd (shipped)", minitile::kernels::indexer_fwd, false},
+          {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
+          {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false},
+          {"last_first=true", minitile::kernels::indexer_fwd_last, false},
+          {"stages=3", minitile::kernels::indexer_fwd_s3, false},
+          {"persistent=true", minitile::kernels::indexer_fwd_pers, false},
+          {"persistent last_first", minitile::kernels::indexer_fwd_pers_last, false},
+          {"persistent wg2", minitile::kernels::indexer_fwd_pers_s4, false},
+          {"persistent stages=9", minitile::kernels::indexer_fwd_pers_s9, false}};
+}
+
+void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D = 128,
+                  std::vector<IndexerVariant> variants = h64d128Variants()) {
   std::mt19937 rng(std::random_device{}());
   std::normal_distribution<float> normal;
   auto bf = [&] { return bf16::fromFloat(normal(rng)); };
@@ -137,19 +165,6 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
   for (int64_t s = 0; s < S; ++s)
     entries += std::max(0, std::min<int32_t>(hke[s], T) - std::max<int32_t>(hks[s], 0));
   double flop = 2.0 * H * D * entries;
-  struct {
-    const char *name;
-    IndexerFn fn;
-    bool unfused;
-  } variants[] = {{"indexer_fwd (shipped)", minitile::kernels::indexer_fwd, false},
-                  {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
-                  {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false},
-                  {"last_first=true", minitile::kernels::indexer_fwd_last, false},
-                  {"stages=3", minitile::kernels::indexer_fwd_s3, false},
-                  {"persistent=true", minitile::kernels::indexer_fwd_pers, false},
-                  {"persistent last_first", minitile::kernels::indexer_fwd_pers_last, false},
-                  {"persistent wg2", minitile::kernels::indexer_fwd_pers_s4, false},
-                  {"persistent stages=9", minitile::kernels::indexer_fwd_pers_s9, false}};
   // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it;
   // MINITILE_BENCH_REPS=n times each n times (say, to sample the clocks
   // and power while one variant runs for seconds).
@@ -166,8 +181,10 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio) {
             minitile::kernels::clean_logits(S, T, logits.get(), ks.get(), ke.get());
         },
         5, reps);
-    std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld | %8.3f ms | %6.1f useful TFLOP/s\n",
-                v.name, (long long)S, (long long)T, (long long)ratio, ms, flop / ms / 1e9);
+    std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld H=%lld D=%lld | %8.3f ms | %6.1f "
+                "useful TFLOP/s\n",
+                v.name, (long long)S, (long long)T, (long long)ratio, (long long)H,
+                (long long)D, ms, flop / ms / 1e9);
   }
 }
 
@@ -269,6 +286,55 @@ void benchTopkCausal(double copyRate) {
 
 /// The DeepSeek-V4 step: causal windows, the indexer (H = 64, D = 128),
 /// then the top-k indices, timed together.
+/// batched_indexer_fwd over B sequences against B launches of indexer_fwd
+/// (causal ratio 4, H = 64, D = 128): issue 8 asks for the batched launch
+/// within 3 % of the single ones.
+void benchBatched(int64_t S, int64_t B) {
+  const int64_t H = 64, D = 128, T = S / 4;
+  std::mt19937 rng(std::random_device{}());
+  std::normal_distribution<float> normal;
+  std::vector<bf16> hq(S * B * H * D), hkv(T * B * D);
+  for (bf16 &x : hq)
+    x = bf16::fromFloat(normal(rng));
+  for (bf16 &x : hkv)
+    x = bf16::fromFloat(normal(rng));
+  std::vector<float> hw(S * B * H);
+  for (float &x : hw)
+    x = normal(rng) / 90.5f;
+  DeviceBuffer<bf16> q(hq), kv(hkv);
+  DeviceBuffer<float> w(hw), logits(B * S * T);
+  DeviceBuffer<int32_t> ks(S), ke(S);
+  minitile::kernels::make_causal_cu_seqlens(S, T, 4, ks.get(), ke.get());
+  // The single launches read batch b's own copies (the batched layout
+  // interleaves batches: q [S, B, H, D]), as an application calling the
+  // single kernel per sequence holds them.
+  DeviceBuffer<bf16> q1(S * H * D), kv1(T * D);
+  DeviceBuffer<float> w1(S * H);
+  struct {
+    const char *name;
+    BatchedFn fn;
+  } batched[] = {{"batched_indexer_fwd", minitile::kernels::batched_indexer_fwd},
+                 {"batched persistent", minitile::kernels::batched_indexer_fwd_pers}};
+  double single = medianMs(
+      [&] {
+        for (int64_t b = 0; b < B; ++b)
+          minitile::kernels::indexer_fwd(S, T, q1.get(), kv1.get(), w1.get(), ks.get(), ke.get(),
+                                         logits.get() + b * S * T, nullptr);
+      },
+      3, 20);
+  std::printf("%lld x indexer_fwd          S=%6lld B=%lld | %8.3f ms\n", (long long)B,
+              (long long)S, (long long)B, single);
+  for (auto &v : batched) {
+    double ms = medianMs(
+        [&] {
+          v.fn(S, T, B, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), nullptr);
+        },
+        3, 20);
+    std::printf("%-24s S=%6lld B=%lld | %8.3f ms | %+.1f %% against %lld single launches\n",
+                v.name, (long long)S, (long long)B, ms, 100 * (ms / single - 1), (long long)B);
+  }
+}
+
 void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
   const int64_t H = 64, D = 128;
   std::mt19937 rng(std::random_device{}());
@@ -428,6 +494,18 @@ int main(int argc, char **argv) {
       for (int64_t S : lengths)
         benchIndexer(S, S / 4, 4);
       benchIndexer(4096, 4096, 1); // the peers' ratio-1 case
+    }
+    if (what == "shapes" || what == "all") {
+      // GLM-5's 32 heads and a head dimension of 256, shipped and persistent.
+      for (int64_t S : {int64_t(4096), int64_t(16384)}) {
+        benchIndexer(S, S / 4, 4, 32, 128,
+                     {{"indexer_fwd H=32", minitile::kernels::indexer_fwd_h32, false},
+                      {"persistent H=32", minitile::kernels::indexer_fwd_h32_pers, false}});
+        benchIndexer(S, S / 4, 4, 64, 256,
+                     {{"indexer_fwd D=256", minitile::kernels::indexer_fwd_d256, false},
+                      {"persistent D=256", minitile::kernels::indexer_fwd_d256_pers, false}});
+      }
+      benchBatched(16384, 4);
     }
     if (what == "topk" || what == "all") {
       benchTopkFullRows(copy);
