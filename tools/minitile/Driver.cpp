@@ -23,8 +23,12 @@ namespace minitile {
 namespace {
 
 int fail(const std::string &message) {
-  // Messages from the DSL and the pipeline already say "file:line: error:".
-  bool located = message.find("error: ") != std::string::npos;
+  // Messages from the DSL and the pipeline already say "file:line: error:"
+  // (or start with "error: "); others may quote such a message later on.
+  size_t at = message.find("error: ");
+  bool located = at == 0 || (at != std::string::npos && at >= 2 &&
+                             message.compare(at - 2, 2, ": ") == 0 &&
+                             message.find(' ') == at - 1);
   std::cerr << "minitile: " << (located ? "" : "error: ") << message << "\n";
   return 1;
 }
