@@ -294,21 +294,25 @@ int run(int argc, char **argv) {
   tuneCmd->add_option("kernel", tuneRequest.kernel, "kernel name (see 'minitile list')")
       ->required();
   tuneCmd->add_option("-p,--param", tuneRequest.params, "a fixed parameter name=value")
+      ->allow_extra_args(false)
       ->take_all();
   tuneCmd->add_option("--space", tuneRequest.spaces,
                       "a searched parameter and its values: name=v1,v2,... (repeatable; "
                       "the points are every combination)")
+      ->allow_extra_args(false)
       ->take_all()
       ->required();
   tuneCmd->add_option("--shape", tuneRequest.shapes,
                       "a shape to time on: every size (and scalar) of the kernel, "
                       "NAME=V,NAME=V (repeatable)")
+      ->allow_extra_args(false)
       ->take_all()
       ->required();
   tuneCmd->add_option("--init", tuneRequest.inits,
                       "how tensor TENSOR starts: TENSOR=SPEC, SPEC a number, uniform:LO,HI or "
                       "iota[*M][/D][+C] (along the first dimension). Default: uniform:-1,1 "
                       "for floats, 0 for integers; NaN or -1 for tensors only written")
+      ->allow_extra_args(false)
       ->take_all();
   tuneCmd->add_option("--arch", tuneRequest.arch,
                       "GPU architecture (" + Target::supportedList() + ")")

@@ -13,7 +13,7 @@
 //     program at build time), then builds DIR/tune-runner with the C++
 //     compiler minitile was built with ($CXX overrides it) against the
 //     minitile runtime. DIR is written in a temporary folder beside it and
-//     renamed into place: whole, or not at all.
+//     renamed into place: whole, or not at all (TuneBuild.h).
 //  2. `DIR/tune-runner --out tuned.txt`, on the GPU: times every point on
 //     every shape and writes the winner to the table (TuneTable.h).
 //  3. `minitile compile KERNEL --tuned tuned.txt` (applyTunedTable) uses the
@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "tools/minitile/Tune.h"
 #include "tools/minitile/Compile.h"
-#include "TuneConfig.h" // generated: tools/CMakeLists.txt
+#include "tools/minitile/TuneBuild.h"
 #include "tools/minitile/TuneTable.h"
 
 #include "minitile/dsl.h"
@@ -30,11 +30,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -58,6 +54,8 @@ namespace {
 using ParamList = std::vector<std::pair<std::string, std::string>>;
 using tune::formatLine;
 using tune::formatParams;
+using tune::OutputDir;
+using tune::Toolchain;
 
 //===----------------------------------------------------------------------===//
 // The command line's pieces
@@ -178,261 +176,6 @@ bool canonical(const std::string &kernel, const std::string &name, const std::st
       out = v;
   return true;
 }
-
-//===----------------------------------------------------------------------===//
-// Where the runner is built: the compiler, the runtime, CUDA's headers
-//===----------------------------------------------------------------------===//
-
-struct Toolchain {
-  std::vector<std::string> cxx;      // the program, then arguments ($CXX may hold some)
-  std::vector<std::string> includes; // <minitile/runtime.h>'s and <cuda.h>'s folders
-  std::string runtimeLibrary;
-  std::vector<std::string> linkFlags;
-};
-
-std::vector<std::string> listOf(const char *text) {
-  std::vector<std::string> out;
-  for (const std::string &s : split(text, ';'))
-    if (!s.empty())
-      out.push_back(s);
-  return out;
-}
-
-bool exists(const std::string &path) { return llvm::sys::fs::exists(path); }
-
-bool findToolchain(Toolchain &t, std::string &error) {
-  // The runtime of an installed minitile ($MINITILE_PREFIX, or the prefix
-  // this program is installed in), else of the build that made this program.
-  std::vector<std::string> prefixes;
-  if (const char *p = std::getenv("MINITILE_PREFIX"); p && *p)
-    prefixes.push_back(p);
-  std::string self = llvm::sys::fs::getMainExecutable(nullptr, nullptr);
-  if (!self.empty())
-    prefixes.push_back(llvm::sys::path::parent_path(llvm::sys::path::parent_path(self)).str());
-  std::string include;
-  for (const std::string &prefix : prefixes) {
-    std::string lib = prefix + "/" MINITILE_TUNE_INSTALL_LIBDIR "/libminitile-runtime.a";
-    std::string inc = prefix + "/" MINITILE_TUNE_INSTALL_INCLUDEDIR;
-    if (exists(lib) && exists(inc + "/minitile/runtime.h")) {
-      t.runtimeLibrary = lib;
-      include = inc;
-      break;
-    }
-  }
-  if (t.runtimeLibrary.empty() && exists(MINITILE_TUNE_RUNTIME_LIB) &&
-      exists(MINITILE_TUNE_RUNTIME_INCLUDE "/minitile/runtime.h")) {
-    t.runtimeLibrary = MINITILE_TUNE_RUNTIME_LIB;
-    include = MINITILE_TUNE_RUNTIME_INCLUDE;
-  }
-  if (t.runtimeLibrary.empty()) {
-    error = std::string(*MINITILE_TUNE_RUNTIME_LIB
-                            ? "cannot find the minitile runtime (libminitile-runtime.a) "
-                              "that tune-runner links: build it, or set MINITILE_PREFIX "
-                              "to an installed minitile"
-                            : "this minitile was built without the CUDA toolkit, so it "
-                              "has no runtime for tune-runner to link; set MINITILE_PREFIX "
-                              "to an installed minitile that has one");
-    return false;
-  }
-  t.includes.push_back(include);
-
-  std::vector<std::string> cuda = listOf(MINITILE_TUNE_CUDA_INCLUDES);
-  if (const char *home = std::getenv("CUDA_HOME"); home && *home)
-    cuda.push_back(std::string(home) + "/include");
-  cuda.push_back("/usr/local/cuda/include");
-  for (const std::string &dir : cuda)
-    if (exists(dir + "/cuda.h")) {
-      t.includes.push_back(dir);
-      break;
-    }
-  if (t.includes.size() < 2) {
-    error = "cannot find cuda.h (the CUDA toolkit's headers), which tune-runner needs; "
-            "set CUDA_HOME";
-    return false;
-  }
-
-  const char *env = std::getenv("CXX");
-  std::string cxx = env && *env ? env : MINITILE_TUNE_CXX;
-  for (const std::string &word : split(cxx, ' '))
-    if (!word.empty())
-      t.cxx.push_back(word);
-  if (t.cxx.empty()) {
-    error = "no C++ compiler to build tune-runner with: set CXX";
-    return false;
-  }
-  if (t.cxx[0].find('/') == std::string::npos) {
-    llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName(t.cxx[0]);
-    if (!found) {
-      error = "cannot find the C++ compiler '" + t.cxx[0] + "' (from " +
-              (env && *env ? "$CXX" : "minitile's build") + ") to build tune-runner";
-      return false;
-    }
-    t.cxx[0] = *found;
-  } else if (!exists(t.cxx[0])) {
-    error = "cannot find the C++ compiler '" + t.cxx[0] + "' (from " +
-            (env && *env ? "$CXX" : "minitile's build") + ") to build tune-runner; set CXX";
-    return false;
-  }
-  t.linkFlags = listOf(MINITILE_TUNE_LINK_FLAGS);
-  return true;
-}
-
-/// Runs the commands, `parallel` at a time; false with `error` naming the
-/// first that fails and its first error line.
-bool runCommands(const std::vector<std::vector<std::string>> &commands,
-                 const std::string &dir, unsigned parallel, std::string &error) {
-  for (size_t first = 0; first < commands.size(); first += parallel) {
-    size_t last = std::min(commands.size(), first + parallel);
-    std::vector<llvm::sys::ProcessInfo> running;
-    std::vector<std::string> logs;
-    for (size_t i = first; i < last; ++i) {
-      std::vector<llvm::StringRef> args(commands[i].begin(), commands[i].end());
-      logs.push_back(dir + "/build-" + std::to_string(i) + ".log");
-      std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(logs.back()),
-                                                    llvm::StringRef(logs.back())};
-      std::string message;
-      bool failed = false;
-      running.push_back(llvm::sys::ExecuteNoWait(args[0], args, std::nullopt, redirects, 0,
-                                                 &message, &failed));
-      if (failed) {
-        error = "cannot run '" + commands[i][0] + "': " + message;
-        for (auto &p : running)
-          if (p.Pid)
-            llvm::sys::Wait(p, std::nullopt);
-        return false;
-      }
-    }
-    std::string firstFailure;
-    for (size_t k = 0; k < running.size(); ++k) {
-      std::string message;
-      llvm::sys::ProcessInfo done = llvm::sys::Wait(running[k], std::nullopt, &message);
-      if (done.ReturnCode == 0 || !firstFailure.empty())
-        continue;
-      // The compiler's first error line, else its first line.
-      std::string what;
-      if (auto buffer = llvm::MemoryBuffer::getFile(logs[k])) {
-        llvm::SmallVector<llvm::StringRef> lines;
-        (*buffer)->getBuffer().split(lines, '\n', -1, false);
-        for (llvm::StringRef l : lines)
-          if (l.contains("error")) {
-            what = l.trim().str();
-            break;
-          }
-        if (what.empty() && !lines.empty())
-          what = lines.front().trim().str();
-      }
-      if (what.empty())
-        what = message.empty() ? "exit status " + std::to_string(done.ReturnCode) : message;
-      const std::string &last = commands[first + k].back();
-      firstFailure = "building tune-runner failed (" +
-                     (llvm::StringRef(last).ends_with(".cpp")
-                          ? "compiling " + llvm::sys::path::filename(last).str()
-                          : std::string("linking")) +
-                     "): " + what;
-    }
-    if (!firstFailure.empty()) {
-      error = firstFailure;
-      return false;
-    }
-    for (const std::string &log : logs)
-      llvm::sys::fs::remove(log);
-  }
-  return true;
-}
-
-//===----------------------------------------------------------------------===//
-// The output directory
-//===----------------------------------------------------------------------===//
-
-/// DIR, written in a temporary folder beside it and renamed into place by
-/// commit(); removed otherwise. DIR may be new or a directory minitile tune
-/// wrote before (which is replaced); nothing else.
-class OutputDir {
-public:
-  explicit OutputDir(std::string path) : path_(std::move(path)) {
-    while (path_.size() > 1 && path_.back() == '/')
-      path_.pop_back();
-  }
-  ~OutputDir() {
-    if (!temp_.empty())
-      llvm::sys::fs::remove_directories(temp_);
-  }
-  bool open(std::string &error) {
-    struct stat st;
-    if (path_.empty() || path_ == "." || path_ == "..") {
-      error = "-o names a new directory, not '" + path_ + "'";
-      return false;
-    }
-    if (::lstat(path_.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) {
-        error = "'" + path_ + "' exists and is not a directory; -o takes a new directory " +
-                "or one that minitile tune wrote";
-        return false;
-      }
-      std::error_code ec;
-      bool empty = llvm::sys::fs::directory_iterator(path_, ec) ==
-                   llvm::sys::fs::directory_iterator();
-      if (!empty && !exists(path_ + "/tune_main.cpp")) {
-        error = "'" + path_ + "' is a directory that minitile tune did not write; -o " +
-                "takes a new directory or one that minitile tune wrote";
-        return false;
-      }
-      replaces_ = true;
-    }
-    std::string model = path_ + ".tmp-XXXXXX";
-    std::vector<char> buffer(model.begin(), model.end());
-    buffer.push_back('\0');
-    if (!::mkdtemp(buffer.data())) {
-      error = "cannot write '" + path_ + "': " + std::strerror(errno);
-      return false;
-    }
-    temp_ = buffer.data();
-    mode_t mask = ::umask(0); // mkdtemp makes it private: as mkdir would instead
-    ::umask(mask);
-    ::chmod(temp_.c_str(), 0777 & ~mask);
-    return true;
-  }
-  const std::string &temp() const { return temp_; }
-  bool write(const std::string &name, const std::string &text, std::string &error) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(temp_ + "/" + name, ec);
-    if (!ec) {
-      os << text;
-      os.close();
-      if (os.has_error()) {
-        ec = os.error();
-        os.clear_error();
-      }
-    }
-    if (ec)
-      error = "cannot write '" + path_ + "/" + name + "': " + ec.message();
-    return !ec;
-  }
-  bool commit(std::string &error) {
-    std::string old;
-    if (replaces_) {
-      old = temp_ + "-old";
-      if (::rename(path_.c_str(), old.c_str()) != 0) {
-        error = "cannot replace '" + path_ + "': " + std::strerror(errno);
-        return false;
-      }
-    }
-    if (::rename(temp_.c_str(), path_.c_str()) != 0) {
-      error = "cannot write '" + path_ + "': " + std::strerror(errno);
-      if (!old.empty())
-        ::rename(old.c_str(), path_.c_str());
-      return false;
-    }
-    temp_.clear();
-    if (!old.empty())
-      llvm::sys::fs::remove_directories(old);
-    return true;
-  }
-
-private:
-  std::string path_, temp_;
-  bool replaces_ = false;
-};
 
 //===----------------------------------------------------------------------===//
 // tune_main.cpp
@@ -829,7 +572,7 @@ std::string tuneCommand(const TuneRequest &request) {
 
   // Where it goes, and what builds it: before any work.
   Toolchain toolchain;
-  if (!findToolchain(toolchain, error))
+  if (!tune::findToolchain(toolchain, error))
     return error;
   OutputDir out(request.output);
   if (!out.open(error))
@@ -957,8 +700,8 @@ std::string tuneCommand(const TuneRequest &request) {
   std::vector<std::string> link = compiles.back();
   compiles.pop_back();
   unsigned parallel = std::max(1u, std::thread::hardware_concurrency());
-  if (!runCommands(compiles, out.temp(), parallel, error) ||
-      !runCommands({link}, out.temp(), 1, error))
+  if (!tune::runCommands(compiles, out.temp(), parallel, error) ||
+      !tune::runCommands({link}, out.temp(), 1, error))
     return error;
   for (const std::string &src : sources)
     llvm::sys::fs::remove(out.temp() + "/" + src.substr(0, src.size() - 4) + ".o");
