@@ -6,17 +6,24 @@
 // events time it as 10 us + 1 us per module loaded before it (the first
 // module is the fastest). With FAKE_CUDA_SCRIBBLE=N, launches of the N-th
 // module loaded (from 0) write a byte into the first device allocation among
-// their arguments, a kernel that computes something else. Lets
+// their arguments, a kernel that computes something else. With
+// FAKE_CUDA_FAULT=N (or FAKE_CUDA_HANG=N) and FAKE_CUDA_ONCE=FILE, the first
+// launch of the N-th module faults with CUDA_ERROR_ILLEGAL_ADDRESS (or never
+// finishes) unless FILE exists, which it then creates: once per test. Lets
 // tune-runner's whole path (allocate, fill, launch, check, time, write the
-// table) run in the lit tests (tests/lit/cli/tune-run.test).
+// table, start again without a point that faults or hangs) run in the lit
+// tests (tests/lit/cli/tune.test).
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
+
+#include <unistd.h>
 
 namespace {
 
@@ -83,10 +90,30 @@ CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const cha
 CUresult CUDAAPI cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) {
   return CUDA_SUCCESS;
 }
+/// True, once, if `variable` names the module launched and FAKE_CUDA_ONCE's
+/// file does not exist yet.
+static bool once(const char *variable) {
+  const char *which = std::getenv(variable), *file = std::getenv("FAKE_CUDA_ONCE");
+  if (!which || !file || std::atoi(which) != lastModule)
+    return false;
+  if (FILE *f = std::fopen(file, "r")) {
+    std::fclose(f);
+    return false;
+  }
+  if (FILE *f = std::fopen(file, "w"))
+    std::fclose(f);
+  return true;
+}
+
 CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int, unsigned int, unsigned int,
                                 unsigned int, unsigned int, unsigned int, unsigned int, CUstream,
                                 void **kernelParams, void **) {
   lastModule = int(reinterpret_cast<intptr_t>(f)) - 1;
+  if (once("FAKE_CUDA_FAULT"))
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (once("FAKE_CUDA_HANG"))
+    for (;;)
+      pause();
   const char *scribble = std::getenv("FAKE_CUDA_SCRIBBLE");
   if (scribble && std::atoi(scribble) == lastModule)
     // minitile's launchers end their parameters with a null.

@@ -27,6 +27,11 @@
 #include <limits>
 #include <memory>
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace minitile::tune {
 
 namespace {
@@ -253,7 +258,12 @@ struct Options {
   int warmup = 10, reps = 100;
   double rtol = 1e-2;
   uint64_t seed = 1;
+  int pointTimeout = 60; // seconds one point may take on one shape
+  std::vector<int> skip;  // points left out (they faulted or hung before)
 };
+
+/// The worker's exit status when a point lost the CUDA context.
+constexpr int kFaulted = 3;
 
 /// A CUDA error after which nothing more runs in this process.
 struct Fatal {
@@ -370,7 +380,7 @@ void judge(const Spec &spec, const std::vector<TensorData> &tensors,
   }
 }
 
-bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
+bool parseOptions(int argc, char **argv, const Spec &spec, Options &o, std::string &error) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -382,33 +392,50 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
       return false;
     }
     std::string value = argv[++i];
-    char *end = nullptr;
-    errno = 0;
+    auto whole = [&](long long lo, long long hi, long long &v) {
+      char *end = nullptr;
+      errno = 0;
+      v = std::strtoll(value.c_str(), &end, 10);
+      if (!value.empty() && !*end && !errno && v >= lo && v <= hi)
+        return true;
+      error = arg + " takes a whole number in [" + std::to_string(lo) + ", " +
+              std::to_string(hi) + "], not '" + value + "'";
+      return false;
+    };
+    long long v = 0;
     if (arg == "--out" || arg == "-o") {
       o.out = value;
-      continue;
-    } else if (arg == "--warmup" || arg == "--reps" || arg == "--seed") {
-      long long v = std::strtoll(value.c_str(), &end, 10);
-      bool bad = value.empty() || *end || errno || v < (arg == "--reps" ? 1 : 0) ||
-                 v > (arg == "--seed" ? std::numeric_limits<long long>::max() : 1000000);
-      if (bad) {
-        error = arg + " takes a whole number" + (arg == "--reps" ? " >= 1" : " >= 0") +
-                ", not '" + value + "'";
+    } else if (arg == "--warmup") {
+      if (!whole(0, 1000000, v))
         return false;
-      }
-      if (arg == "--warmup")
-        o.warmup = int(v);
-      else if (arg == "--reps")
-        o.reps = int(v);
-      else
-        o.seed = uint64_t(v);
+      o.warmup = int(v);
+    } else if (arg == "--reps") {
+      if (!whole(1, 1000000, v))
+        return false;
+      o.reps = int(v);
+    } else if (arg == "--seed") {
+      if (!whole(0, std::numeric_limits<long long>::max(), v))
+        return false;
+      o.seed = uint64_t(v);
+    } else if (arg == "--point-timeout") {
+      if (!whole(1, 86400, v))
+        return false;
+      o.pointTimeout = int(v);
+    } else if (arg == "--skip") {
+      if (!whole(0, (long long)spec.points.size() - 1, v))
+        return false;
+      // The point that runs: a point sharing another's kernel is that one.
+      int p = spec.points[v].sameAs >= 0 ? spec.points[v].sameAs : int(v);
+      if (std::find(o.skip.begin(), o.skip.end(), p) == o.skip.end())
+        o.skip.push_back(p);
     } else if (arg == "--rtol") {
-      double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end || !(v > 0)) {
+      char *end = nullptr;
+      double x = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end || !(x > 0)) {
         error = "--rtol takes a positive number, not '" + value + "'";
         return false;
       }
-      o.rtol = v;
+      o.rtol = x;
     } else {
       error = "unknown option '" + arg + "'";
       return false;
@@ -419,10 +446,14 @@ bool parseOptions(int argc, char **argv, Options &o, std::string &error) {
 
 const char kUsage[] =
     "usage: tune-runner [--out FILE] [--warmup N] [--reps N] [--rtol X] [--seed N]\n"
+    "                   [--point-timeout S] [--skip POINT]...\n"
     "  Times every point on every shape (CUDA events: N warm-up launches, then the\n"
     "  median of --reps launches) and writes the winner to FILE (default tuned.txt)\n"
     "  for `minitile compile --tuned FILE`. Defaults: --warmup 10 --reps 100\n"
-    "  --rtol 1e-2 (how far results may differ between points) --seed 1 (the inputs).\n";
+    "  --rtol 1e-2 (how far results may differ between points) --seed 1 (the inputs)\n"
+    "  --point-timeout 60. A point that faults (the CUDA context is lost) or takes\n"
+    "  longer than --point-timeout seconds on a shape is left out and the run starts\n"
+    "  again without it (as --skip POINT does), at most 8 times.\n";
 
 std::string today() {
   std::time_t now = std::time(nullptr);
@@ -488,7 +519,8 @@ void printTable(const Spec &spec, const std::vector<std::vector<Result>> &result
       const Result &r = results[p][s];
       std::string cell = r.status == Result::Status::ok              ? microseconds(r.us)
                          : r.status == Result::Status::notApplicable ? "n/a"
-                                                                     : "WRONG";
+                         : r.status == Result::Status::wrong         ? "WRONG"
+                                                                     : "FAILED";
       std::printf("  %*s", int(cols[s]), cell.c_str());
     }
     std::string mean = allOk(results[p]) ? microseconds(geomean(results[p])) : "-";
@@ -504,8 +536,11 @@ void printTable(const Spec &spec, const std::vector<std::vector<Result>> &result
         if (!notes)
           std::printf("\n");
         notes = true;
+        Result::Status st = results[p][s].status;
         std::printf("#%zu on %s: %s: %s\n", p, spec.shapes[s].name.c_str(),
-                    results[p][s].status == Result::Status::wrong ? "wrong" : "does not apply",
+                    st == Result::Status::wrong           ? "wrong"
+                    : st == Result::Status::notApplicable ? "does not apply"
+                                                          : "failed",
                     results[p][s].why.c_str());
       }
 }
@@ -549,21 +584,23 @@ std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>>
   return text;
 }
 
-int runTune(int argc, char **argv, const Spec &spec) {
-  auto fail = [](const std::string &message) {
-    std::fprintf(stderr, "tune-runner: error: %s\n", message.c_str());
-    return 1;
-  };
-  Options o;
-  std::string error;
-  if (!parseOptions(argc, argv, o, error)) {
-    if (error == "help") {
-      std::fputs(kUsage, stdout);
-      return 0;
+namespace {
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "tune-runner: error: %s\n", message.c_str());
+  return 1;
+}
+
+/// The run, in a process of its own (runTune() starts it): writes "P\n" to
+/// `progress` when it starts to measure point P and "-1\n" when done with it.
+int work(const Spec &spec, const Options &o, int progress) {
+  auto report = [&](int p) {
+    std::string line = std::to_string(p) + "\n";
+    if (::write(progress, line.data(), line.size()) < 0) {
+      // The supervisor is gone: nothing to watch over this run.
     }
-    return fail(error + " (--help shows the options)");
-  }
-  std::string why;
+  };
+  std::string error, why;
   if (!rt::available(&why))
     return fail("no CUDA driver or GPU here: " + why);
 
@@ -614,17 +651,26 @@ int runTune(int argc, char **argv, const Spec &spec) {
         if (point.sameAs >= 0)
           continue;
         std::string note;
-        try {
-          results[p][s] = measure(spec, int(p), tensors, call, groups, o, note);
-        } catch (const Fatal &f) {
-          return fail("#" + std::to_string(p) + " (" + point.params + ") on " + shape.name +
-                      ": " + f.message);
+        if (std::find(o.skip.begin(), o.skip.end(), int(p)) != o.skip.end()) {
+          results[p][s] = {Result::Status::failed, 0,
+                           "left out: it faulted or hung in an earlier attempt (--skip)"};
+        } else {
+          report(int(p));
+          try {
+            results[p][s] = measure(spec, int(p), tensors, call, groups, o, note);
+          } catch (const Fatal &f) {
+            std::fprintf(stderr, "tune-runner: #%zu (%s) on %s: %s\n", p, point.params.c_str(),
+                         shape.name.c_str(), f.message.c_str());
+            return kFaulted;
+          }
+          report(-1);
         }
         const Result &r = results[p][s];
         std::printf("  %s  #%zu %s: %s%s\n", shape.name.c_str(), p, point.params.c_str(),
-                    r.status == Result::Status::ok ? microseconds(r.us).c_str()
-                    : r.status == Result::Status::wrong ? "WRONG"
-                                                        : "does not apply",
+                    r.status == Result::Status::ok      ? microseconds(r.us).c_str()
+                    : r.status == Result::Status::wrong  ? "WRONG"
+                    : r.status == Result::Status::failed ? "left out (--skip)"
+                                                         : "does not apply",
                     note.c_str());
         std::fflush(stdout);
       }
@@ -648,6 +694,86 @@ int runTune(int argc, char **argv, const Spec &spec) {
   std::printf("wrote %s: minitile compile %s --tuned %s applies it\n", o.out.c_str(),
               spec.kernel.c_str(), o.out.c_str());
   return 0;
+}
+
+} // namespace
+
+int runTune(int argc, char **argv, const Spec &spec) {
+  Options o;
+  std::string error;
+  if (!parseOptions(argc, argv, spec, o, error)) {
+    if (error == "help") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    return fail(error + " (--help shows the options)");
+  }
+  // The work runs in a child process, watched: a point that faults (the
+  // CUDA context is lost for good) or hangs takes down the child, not the
+  // run, which starts again without that point. This process never touches
+  // CUDA, so that the children can.
+  for (;;) {
+    int fds[2];
+    if (::pipe(fds) != 0)
+      return fail(std::string("pipe: ") + std::strerror(errno));
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_t child = ::fork();
+    if (child < 0)
+      return fail(std::string("fork: ") + std::strerror(errno));
+    if (child == 0) {
+      ::close(fds[0]);
+      int status = work(spec, o, fds[1]);
+      std::fflush(stdout);
+      std::fflush(stderr);
+      ::_exit(status);
+    }
+    ::close(fds[1]);
+    int current = -1; // the point being measured
+    bool hung = false;
+    std::string pending;
+    for (;;) {
+      pollfd watch{fds[0], POLLIN, 0};
+      int ready = ::poll(&watch, 1, current >= 0 ? o.pointTimeout * 1000 : -1);
+      if (ready < 0 && errno == EINTR)
+        continue;
+      if (ready == 0) {
+        hung = true;
+        ::kill(child, SIGKILL);
+        break;
+      }
+      char buffer[256];
+      ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break; // the child is done
+      pending.append(buffer, size_t(n));
+      for (size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1))
+        current = std::atoi(pending.substr(0, nl).c_str());
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    bool faulted = WIFEXITED(status) && WEXITSTATUS(status) == kFaulted;
+    if (!hung && !faulted) {
+      if (WIFSIGNALED(status))
+        return fail("the measuring process died of signal " + std::to_string(WTERMSIG(status)));
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    }
+    if (current < 0)
+      return fail("the measuring process stopped outside a point");
+    if (hung)
+      std::fprintf(stderr,
+                   "tune-runner: #%d (%s) ran for more than %d s on a shape (a hang?): "
+                   "stopped\n",
+                   current, spec.points[current].params.c_str(), o.pointTimeout);
+    if (o.skip.size() >= 8)
+      return fail("8 points faulted or hung: giving up");
+    o.skip.push_back(current);
+    std::fprintf(stderr, "tune-runner: starting again without #%d\n", current);
+  }
 }
 
 } // namespace minitile::tune

@@ -98,7 +98,12 @@ struct Spec {
 
 /// What happened to one point on one shape.
 struct Result {
-  enum class Status { ok, notApplicable, wrong };
+  enum class Status {
+    ok,            // ran, agreed with the majority, timed
+    notApplicable, // its launch threw on this shape (a require(), ...)
+    wrong,         // its results differ from those of most points
+    failed,        // it faulted or hung: left out (--skip)
+  };
   Status status = Status::notApplicable;
   double us = 0;   // median microseconds, when ok
   std::string why; // when not ok
@@ -115,7 +120,8 @@ std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>>
                         const std::string &about);
 
 /// main() of tune-runner: `tune-runner [--out FILE] [--warmup N] [--reps N]
-/// [--rtol X] [--seed N]`. Returns the exit status.
+/// [--rtol X] [--seed N] [--point-timeout S] [--skip POINT]...` (--help says
+/// more). Returns the exit status.
 int runTune(int argc, char **argv, const Spec &spec);
 
 } // namespace minitile::tune
