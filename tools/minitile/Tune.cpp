@@ -715,10 +715,13 @@ std::string tuneCommand(const TuneRequest &request) {
   char timing[96];
   std::snprintf(timing, sizeof timing, "compiled in %.0f s, built in %.0f s", compileSeconds,
                 totalSeconds - compileSeconds);
-  std::cout << "minitile: wrote " << request.output << ": " << points.size() << " points of "
-            << request.kernel << " (" << distinct << " distinct kernels"
-            << (rejected ? ", " + std::to_string(rejected) + " points left out" : "")
-            << ") on " << shapes.size() << " shapes; " << timing << "\n"
+  auto many = [](size_t n, const char *what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  std::cout << "minitile: wrote " << request.output << ": " << many(points.size(), "point")
+            << " of " << request.kernel << " (" << many(distinct, "distinct kernel")
+            << (rejected ? ", " + many(rejected, "point") + " left out" : "") << ") on "
+            << many(shapes.size(), "shape") << "; " << timing << "\n"
             << "  on the GPU: " << request.output << "/tune-runner --out tuned.txt\n"
             << "  then: minitile compile " << request.kernel
             << " --tuned tuned.txt ... (or TUNED tuned.txt in minitile_add_kernel_library)\n";

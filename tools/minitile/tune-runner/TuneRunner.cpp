@@ -615,9 +615,13 @@ int work(const Spec &spec, const Options &o, int progress) {
     about = "on " + rt::deviceName() + " (" + std::to_string(rt::multiprocessorCount()) +
             " multiprocessors), " + today() + "; median of " + std::to_string(o.reps) +
             " launches after " + std::to_string(o.warmup) + " warm-up launches";
-    std::printf("tune-runner: %s: %zu points (%d distinct kernels) on %zu shapes, %s\n",
-                spec.kernel.c_str(), spec.points.size(), distinct, spec.shapes.size(),
-                about.c_str());
+    auto count = [](size_t n, const char *what) {
+      return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+    };
+    std::printf("tune-runner: %s: %s (%s) on %s, %s\n", spec.kernel.c_str(),
+                count(spec.points.size(), "point").c_str(),
+                count(size_t(distinct), "distinct kernel").c_str(),
+                count(spec.shapes.size(), "shape").c_str(), about.c_str());
     std::fflush(stdout);
 
     for (size_t s = 0; s < spec.shapes.size(); ++s) {
