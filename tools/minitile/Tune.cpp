@@ -485,9 +485,9 @@ bool checkAgainstArguments(const TuneRequest &request,
 std::string tuneCommand(const TuneRequest &request) {
   std::string error;
   // The kernel, and the fixed parameters.
-  ParamList fixed, all;
+  ParamList fixed, defaults;
   std::set<std::string> fixedNames;
-  if (!effectiveParams(request.kernel, {}, all, error))
+  if (!effectiveParams(request.kernel, {}, defaults, error)) // the kernel exists
     return error;
   for (const std::string &p : request.params) {
     size_t eq = p.find('=');
