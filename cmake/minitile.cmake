@@ -9,14 +9,17 @@
 #     [NAME <launcher>]          # the C++ function's name (default: <kernel>)
 #     [PARAMS name=value ...]    # generator parameters
 #     [NAMESPACE <ns>]           # default minitile::kernels
-#     [ARCH <sm_XX>])            # default sm_90a
+#     [ARCH <sm_XX>]             # default sm_90a
+#     [TUNED <file>])            # a table of tuned values ('minitile tune'):
+#                                # its line for KERNEL gives the parameters
+#                                # PARAMS does not (relative: to this directory)
 #
 #   Runs the generator at build time (like Halide's add_halide_library) and
 #   makes <target>, a static library holding the kernel's image and its typed
 #   launcher, declared in <launcher>.h; it links minitile::runtime. The
 #   kernel is generated again when the generator's executable changes (a
-#   kernel source of it was edited) or when the arguments do (PARAMS, NAME,
-#   ...), and only then.
+#   kernel source of it was edited), when the arguments do (PARAMS, NAME,
+#   ...) or when the TUNED table does, and only then.
 #
 # minitile_add_generator(<executable> SOURCES <file>... [SOURCE_ROOT <dir>])
 #
@@ -94,7 +97,8 @@ function(_minitile_check_generator target generator)
 endfunction()
 
 function(minitile_add_kernel_library target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "KERNEL;NAME;NAMESPACE;ARCH;GENERATOR" "PARAMS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "KERNEL;NAME;NAMESPACE;ARCH;GENERATOR;TUNED"
+                        "PARAMS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "minitile_add_kernel_library(${target}): unknown arguments "
                         "${ARG_UNPARSED_ARGUMENTS}")
@@ -138,15 +142,23 @@ function(minitile_add_kernel_library target)
   endforeach()
   list(APPEND args --arch ${ARG_ARCH} --name ${ARG_NAME} --namespace ${ARG_NAMESPACE}
                    --emit cpp -o ${header})
+  set(tuned "")
+  if(ARG_TUNED)
+    get_filename_component(tuned "${ARG_TUNED}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    list(APPEND args --tuned ${tuned})
+  endif()
 
   string(JOIN " " params ${ARG_PARAMS})
+  if(ARG_TUNED)
+    string(APPEND params " (tuned: ${ARG_TUNED})")
+  endif()
   add_custom_command(OUTPUT ${header} ${source}
     COMMAND $<TARGET_FILE:${ARG_GENERATOR}> ${args}
     # The generator's file, not only its target: a relinked generator (an
     # edited kernel) generates again. A changed command line (PARAMS, NAME,
     # ...) does too: Ninja compares command lines, and CMake's Makefiles
     # remove the outputs of a rule that changed.
-    DEPENDS ${ARG_GENERATOR} $<TARGET_FILE:${ARG_GENERATOR}>
+    DEPENDS ${ARG_GENERATOR} $<TARGET_FILE:${ARG_GENERATOR}> ${tuned}
     COMMENT "minitile: ${ARG_KERNEL} ${params} -> ${ARG_NAME}.h/.cpp"
     VERBATIM)
   add_library(${target} STATIC ${source} ${header})

@@ -377,6 +377,77 @@ TensorAccessMap analyzeTensorAccess(ModuleOp module) {
   return map;
 }
 
+bool describeLauncherArguments(ModuleOp module, const TensorAccessMap &access,
+                               std::vector<LauncherArgument> &out, std::string &error) {
+  auto hosts = module.getOps<tile::HostOp>();
+  if (hosts.empty()) {
+    error = "the module has no tile.host";
+    return false;
+  }
+  tile::HostOp host = *hosts.begin();
+  tile::LaunchOp launch = *host.getBody().getOps<tile::LaunchOp>().begin();
+  auto kernel = module.lookupSymbol<tile::KernelOp>(launch.getKernel());
+  std::string typeText;
+  auto print = [&](Type t) {
+    typeText.clear();
+    llvm::raw_string_ostream os(typeText);
+    os << t;
+    return typeText;
+  };
+  out.clear();
+  for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i) {
+    Value arg = host.getArgument(i);
+    LauncherArgument a;
+    a.name = host.getArgName(i).str();
+    auto ptr = llvm::dyn_cast<tile::PtrType>(arg.getType());
+    if (!ptr) {
+      a.kind = host.getArgAttr(i, "tile.size") ? LauncherArgument::Kind::size
+                                               : LauncherArgument::Kind::scalar;
+      a.type = print(arg.getType());
+      out.push_back(std::move(a));
+      continue;
+    }
+    a.kind = LauncherArgument::Kind::tensor;
+    a.type = print(ptr.getElementType());
+    auto it = access.find(host.getSymName().str() + "/" + a.name);
+    a.access = it == access.end() ? TensorAccess{true, true} : it->second;
+    // The shape: the tensor() call made the first view of the pointer, at
+    // the kernel's entry, from size arguments and constants.
+    tile::ViewOp view;
+    for (auto [j, operand] : llvm::enumerate(launch.getArgs()))
+      if (operand == arg && kernel)
+        for (Operation *user : kernel.getArgument(j).getUsers())
+          if (auto v = llvm::dyn_cast<tile::ViewOp>(user);
+              v && v.getBase() == kernel.getArgument(j) &&
+              (!view || v->isBeforeInBlock(view)))
+            view = v;
+    if (!view) {
+      error = "tensor '" + a.name + "' has no view giving its shape";
+      return false;
+    }
+    auto type = llvm::cast<tile::GlobalTensorType>(view.getResult().getType());
+    unsigned dynamic = 0;
+    for (int64_t size : type.getShape()) {
+      if (!ShapedType::isDynamic(size)) {
+        a.shape.push_back(std::to_string(size));
+        continue;
+      }
+      Value v = view.getSizes()[dynamic++];
+      auto sizeArg = llvm::dyn_cast<BlockArgument>(v);
+      if (sizeArg && sizeArg.getOwner()->getParentOp() == kernel) {
+        a.shape.push_back(kernel.getArgName(sizeArg.getArgNumber()).str());
+      } else if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) {
+        a.shape.push_back(std::to_string(c.value()));
+      } else {
+        error = "the shape of tensor '" + a.name + "' is not made of sizes and constants";
+        return false;
+      }
+    }
+    out.push_back(std::move(a));
+  }
+  return true;
+}
+
 bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
                   const LauncherOptions &options, LauncherSource &out,
                   std::string &error) {

@@ -22,6 +22,29 @@ using TensorAccessMap = std::map<std::string, TensorAccess>;
 /// not know counts as both.
 TensorAccessMap analyzeTensorAccess(mlir::ModuleOp module);
 
+/// One argument of a kernel's launcher, as a program that calls it without
+/// knowing the kernel needs it (minitile tune's runner): what it is, its
+/// type, and for a tensor its shape in terms of the sizes.
+struct LauncherArgument {
+  enum class Kind { size, scalar, tensor };
+  Kind kind = Kind::size;
+  std::string name;
+  /// The value's type ("index", "f32", "i32"; a size is "index"), or for a
+  /// tensor its element type ("bf16").
+  std::string type;
+  /// A tensor's dimensions, outermost first: each the name of a size argument
+  /// or a decimal constant ("S", "64").
+  std::vector<std::string> shape;
+  TensorAccess access; // a tensor's, from analyzeTensorAccess()
+};
+
+/// The arguments of the launcher of the (first) tile.host in `module`, in
+/// order, from the IR as the DSL built it (before the tile passes). Returns
+/// false with `error` set if the module has no tile.host or a tensor's shape
+/// is not made of sizes and constants.
+bool describeLauncherArguments(mlir::ModuleOp module, const TensorAccessMap &access,
+                               std::vector<LauncherArgument> &out, std::string &error);
+
 struct LauncherOptions {
   std::string cppNamespace = "minitile::kernels";
   std::string headerName;  // how the source includes the header

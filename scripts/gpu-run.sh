@@ -3,12 +3,15 @@
 # scripts/stage-gpu.sh put in .gpu/: the GPU tests, the example, the SASS of
 # each kernel and the benchmark. Logs go to $OUT (or .gpu/out). With
 # "peers" as an argument it also runs ../shared/bench/indexer_peers.py,
-# gemm_softmax_peers.py and bench/topk_torch.py.
+# gemm_softmax_peers.py and bench/topk_torch.py. GPU_RUN=tune runs the
+# tune-runners staged with TUNE_DIRS (TUNE_ARGS passes them options) and
+# keeps each table as tuned-<name>.txt beside the logs and in $OUT.
 set -uo pipefail
 cd "$(dirname "$0")"
 # Logs and SASS go to a folder packed into $OUT/logs.tgz at the end (the
 # device tool brings back only a few files).
 out=${LOGDIR:-$(mktemp -d)}
+mkdir -p "$out"
 final=${OUT:-$PWD/out}
 mkdir -p "$final"
 status=0
@@ -33,6 +36,15 @@ if has tests; then
 fi
 if has bench; then
   echo "== bench"; ./minitile-bench ${BENCH:-all} 2>&1 | tee "$out/bench.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+if has tune; then
+  for runner in tune/*/tune-runner; do
+    [ -x "$runner" ] || continue
+    name=$(basename "$(dirname "$runner")")
+    echo "== tune $name"
+    ./"$runner" --out "$out/tuned-$name.txt" ${TUNE_ARGS:-} 2>&1 | tee "$out/tune-$name.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    if [ -f "$out/tuned-$name.txt" ]; then cp "$out/tuned-$name.txt" "$final/"; cat "$out/tuned-$name.txt"; fi
+  done
 fi
 if has peers; then
   [ -f peers/indexer_peers.py ] && { echo "== peers"; PYTHONUNBUFFERED=1 python3 peers/indexer_peers.py 2>&1 | tee "$out/peers.log"; }

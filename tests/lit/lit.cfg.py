@@ -22,6 +22,17 @@ if config.ptxas:
     config.substitutions.append(("%ptxas", config.ptxas))
 if config.libdevice:
     config.available_features.add("libdevice")
+# minitile tune builds its runner against the runtime, which needs CUDA's
+# headers; a fake libcuda.so.1 (tests/tune/FakeCuda.cpp) lets it run here.
+if config.cuda_toolkit in ("TRUE", "ON", "1", "YES"):
+    config.available_features.add("tune")
+    config.substitutions.append(("%fake-cuda", os.path.join(config.minitile_tests_dir, "fake-cuda")))
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass
 if config.sanitize:
     config.available_features.add("sanitized")
 if os.geteuid() == 0:

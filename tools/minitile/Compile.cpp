@@ -85,6 +85,22 @@ std::string provenanceFile(const std::string &file) {
   return relocatable ? file : llvm::sys::path::filename(path).str();
 }
 
+bool effectiveParams(const std::string &kernel,
+                     const std::vector<std::pair<std::string, std::string>> &params,
+                     std::vector<std::pair<std::string, std::string>> &out,
+                     std::string &error) {
+  CompileRequest request;
+  request.kernel = kernel;
+  request.params = params;
+  std::unique_ptr<Generator> gen = instantiate(request, error);
+  if (!gen)
+    return false;
+  out.clear();
+  for (ParamBase *p : gen->params())
+    out.emplace_back(p->name(), p->value());
+  return true;
+}
+
 std::string describeParams(const CompileRequest &request) {
   std::string error, text;
   std::unique_ptr<Generator> gen = instantiate(request, error);
@@ -144,8 +160,13 @@ CompileResult compile(const CompileRequest &request) {
   // What each kernel does with its tensors, for the launcher's const and
   // comments: from the IR as written, before copies become TMA descriptors.
   TensorAccessMap access;
-  if (request.emit == Emit::cpp)
+  if (request.emit == Emit::cpp) {
     access = analyzeTensorAccess(*module);
+    if (!describeLauncherArguments(*module, access, result.arguments, result.error)) {
+      result.error = "error: " + result.error;
+      return result;
+    }
+  }
 
   StageOptions opts{request.printIRAfterAll, &timing};
   if (mlir::failed(runTilePasses(*module, opts))) {
@@ -236,6 +257,7 @@ CompileResult compile(const CompileRequest &request) {
     result.error = diagnostics.take("error: " + result.error);
     return result;
   }
+  result.binary = std::move(image);
   result.ok = true;
   return result;
 }

@@ -29,8 +29,9 @@ struct CompileResult {
   bool ok = false;
   std::string error;        // one line, when !ok
   std::string text;         // tile / mlir / llvm / ptx
-  std::vector<char> binary; // cubin
+  std::vector<char> binary; // cubin; for cpp, the image the launcher embeds
   LauncherSource launcher;  // cpp
+  std::vector<LauncherArgument> arguments; // cpp: the launcher's arguments
 };
 
 /// Instantiates the generator with the parameters and runs the pipeline as
@@ -41,6 +42,14 @@ CompileResult compile(const CompileRequest &request);
 /// is relative to a root ("kernels/indexer_fwd.cpp"), else by its file name
 /// only, so that the output does not depend on where the tree or build is.
 std::string provenanceFile(const std::string &file);
+
+/// Every parameter of generator `kernel`, in its order, with its value once
+/// `params` are applied (a bool as "true"/"false"). False with `error` set,
+/// as compile() words it, for an unknown kernel, parameter or value.
+bool effectiveParams(const std::string &kernel,
+                     const std::vector<std::pair<std::string, std::string>> &params,
+                     std::vector<std::pair<std::string, std::string>> &out,
+                     std::string &error);
 
 /// "threads=256 rows_per_block=4": every parameter of a generator with the
 /// values of `request` applied (for provenance lines).

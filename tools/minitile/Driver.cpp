@@ -1,6 +1,7 @@
-//===- Driver.cpp - `minitile list` and `minitile compile` ---------------===//
+//===- Driver.cpp - `minitile list`, `compile` and `tune` ----------------===//
 #include "minitile/driver.h"
 #include "tools/minitile/Compile.h"
+#include "tools/minitile/Tune.h"
 
 #include "minitile/dsl.h"
 
@@ -22,8 +23,12 @@ namespace minitile {
 namespace {
 
 int fail(const std::string &message) {
-  // Messages from the DSL and the pipeline already say "file:line: error:".
-  bool located = message.find("error: ") != std::string::npos;
+  // Messages from the DSL and the pipeline already say "file:line: error:"
+  // (or start with "error: "); others may quote such a message later on.
+  size_t at = message.find("error: ");
+  bool located = at == 0 || (at != std::string::npos && at >= 2 &&
+                             message.compare(at - 2, 2, ": ") == 0 &&
+                             message.find(' ') == at - 1);
   std::cerr << "minitile: " << (located ? "" : "error: ") << message << "\n";
   return 1;
 }
@@ -150,7 +155,7 @@ bool cppPaths(const std::string &out, std::pair<std::string, std::string> &paths
 }
 
 int compileCommand(CompileRequest request, const std::vector<std::string> &params,
-                   const std::string &output) {
+                   const std::string &tuned, const std::string &output) {
   std::set<std::string> given;
   for (const std::string &p : params) {
     size_t eq = p.find('=');
@@ -161,6 +166,11 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
       return fail("parameter '" + name + "' is given twice");
     request.params.emplace_back(name, p.substr(eq + 1));
   }
+  // The table's values for the parameters -p does not give.
+  if (!tuned.empty())
+    if (std::string error = applyTunedTable(tuned, request.kernel, request.params);
+        !error.empty())
+      return fail(error);
   bool toStdout = output == "-";
   if (request.emit == Emit::cubin && toStdout)
     return fail("--emit cubin writes a binary: give -o FILE");
@@ -272,6 +282,44 @@ int run(int argc, char **argv) {
                        "report the time of every stage and pass on stderr");
   compileCmd->add_flag("--remarks", request.remarks,
                        "print the passes' remarks (e.g. why a loop was not warp-specialised)");
+  std::string tuned;
+  compileCmd->add_option("--tuned", tuned,
+                         "a table of tuned values (minitile tune): the line for this kernel "
+                         "gives the parameters -p does not");
+
+  CLI::App *tuneCmd = app.add_subcommand(
+      "tune", "compile every point of a parameter space into DIR/tune-runner, which times "
+              "them on a GPU and writes the winners to a table for compile --tuned");
+  TuneRequest tuneRequest;
+  tuneCmd->add_option("kernel", tuneRequest.kernel, "kernel name (see 'minitile list')")
+      ->required();
+  tuneCmd->add_option("-p,--param", tuneRequest.params, "a fixed parameter name=value")
+      ->allow_extra_args(false)
+      ->take_all();
+  tuneCmd->add_option("--space", tuneRequest.spaces,
+                      "a searched parameter and its values: name=v1,v2,... (repeatable; "
+                      "the points are every combination)")
+      ->allow_extra_args(false)
+      ->take_all()
+      ->required();
+  tuneCmd->add_option("--shape", tuneRequest.shapes,
+                      "a shape to time on: every size (and scalar) of the kernel, "
+                      "NAME=V,NAME=V (repeatable)")
+      ->allow_extra_args(false)
+      ->take_all()
+      ->required();
+  tuneCmd->add_option("--init", tuneRequest.inits,
+                      "how tensor TENSOR starts: TENSOR=SPEC, SPEC a number, uniform:LO,HI or "
+                      "iota[*M][/D][+C] (along the first dimension). Default: uniform:-1,1 "
+                      "for floats, 0 for integers; NaN or -1 for tensors only written")
+      ->allow_extra_args(false)
+      ->take_all();
+  tuneCmd->add_option("--arch", tuneRequest.arch,
+                      "GPU architecture (" + Target::supportedList() + ")")
+      ->capture_default_str();
+  tuneCmd->add_option("-o,--output", tuneRequest.output,
+                      "the directory to write (new, or one minitile tune wrote)")
+      ->required();
 
   try {
     app.parse(argc, argv);
@@ -285,6 +333,12 @@ int run(int argc, char **argv) {
 
   if (listCmd->parsed())
     return list();
+  if (tuneCmd->parsed()) {
+    for (int i = 0; i < argc; ++i)
+      tuneRequest.commandLine += (i ? " " : "") + std::string(i ? argv[i] : "minitile");
+    std::string error = tuneCommand(tuneRequest);
+    return error.empty() ? 0 : fail(error);
+  }
   auto it = emits.find(emit);
   if (it == emits.end())
     return fail("unknown --emit '" + emit + "' (tile, mlir, llvm, ptx, cubin, cpp)");
@@ -294,7 +348,7 @@ int run(int argc, char **argv) {
                 "' is not a C++ identifier (or is a keyword)");
   if (std::string why = checkNamespace(request.cppNamespace); !why.empty())
     return fail("--namespace '" + request.cppNamespace + "' " + why);
-  return compileCommand(request, params, output);
+  return compileCommand(request, params, tuned, output);
 }
 
 } // namespace

@@ -1,0 +1,153 @@
+//===- TuneTableTest.cpp - the tuned-parameter table, without the DSL -----===//
+//
+// tools/minitile/TuneTable.h parses and selects lines; with CUDA's headers
+// (MINITILE_TEST_RUNNER) the runner's formatTable() is read back by it.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/minitile/TuneTable.h"
+
+#ifdef MINITILE_TEST_RUNNER
+#include "TuneRunner.h"
+#endif
+
+#include <gtest/gtest.h>
+
+using namespace minitile::tune;
+
+namespace {
+
+std::vector<TableLine> parse(const std::string &text) {
+  std::vector<TableLine> lines;
+  std::string error;
+  EXPECT_TRUE(parseTable(text, "t.txt", lines, error)) << error;
+  return lines;
+}
+
+std::string parseError(const std::string &text) {
+  std::vector<TableLine> lines;
+  std::string error;
+  EXPECT_FALSE(parseTable(text, "t.txt", lines, error));
+  return error;
+}
+
+} // namespace
+
+TEST(TuneTable, ParsesLinesKeysValuesAndComments) {
+  auto lines = parse("# a comment\n"
+                     "\n"
+                     "indexer_fwd heads=64 dim=128 : stages=4 warpgroups=3  # 95.1 us\n"
+                     "  clean_logits : rows_per_block=8\t# no key\r\n"
+                     "#   best on S=4096: stages=6\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].line, 3u);
+  EXPECT_EQ(lines[0].kernel, "indexer_fwd");
+  EXPECT_EQ(lines[0].key, (ParamList{{"heads", "64"}, {"dim", "128"}}));
+  EXPECT_EQ(lines[0].values, (ParamList{{"stages", "4"}, {"warpgroups", "3"}}));
+  EXPECT_EQ(lines[1].line, 4u);
+  EXPECT_TRUE(lines[1].key.empty());
+  EXPECT_EQ(lines[1].values, (ParamList{{"rows_per_block", "8"}}));
+  EXPECT_TRUE(parse("").empty());
+  EXPECT_TRUE(parse("# only comments\n\n").empty());
+}
+
+TEST(TuneTable, MalformedLinesAreErrorsAtTheirLine) {
+  EXPECT_EQ(parseError("\nk a=1 b=2\n"),
+            "t.txt:2: error: no ':' (a line is KERNEL [name=value ...] : name=value ...)");
+  EXPECT_EQ(parseError("k a=1 :\n"), "t.txt:1: error: no tuned values after ':'");
+  EXPECT_EQ(parseError("k : a=1 : b=2\n"),
+            "t.txt:1: error: a second ':' (a line is KERNEL [name=value ...] : name=value ...)");
+  EXPECT_EQ(parseError("k : a\n"), "t.txt:1: error: expected name=value, not 'a'");
+  EXPECT_EQ(parseError("k : =1\n"), "t.txt:1: error: expected name=value, not '=1'");
+  EXPECT_EQ(parseError("k : a=\n"), "t.txt:1: error: expected name=value, not 'a='");
+  EXPECT_EQ(parseError("k : a=1=2\n"), "t.txt:1: error: expected name=value, not 'a=1=2'");
+  EXPECT_EQ(parseError("k a=1 : a=2\n"), "t.txt:1: error: parameter 'a' appears twice");
+  EXPECT_EQ(parseError("a=1 : b=2\n"),
+            "t.txt:1: error: a line starts with the kernel's name, not 'a=1'");
+  EXPECT_EQ(parseError(": b=2\n"), "t.txt:1: error: a line starts with the kernel's name, not ':'");
+  EXPECT_EQ(parseError("k a=1 b=2 : c=1\nk b=2 a=1 : c=2\n"),
+            "t.txt:2: error: a second line for 'k b=2 a=1' (the first is line 1)");
+  EXPECT_EQ(parseError("k : c=1\nk : c=2\n"),
+            "t.txt:2: error: a second line for 'k' (the first is line 1)");
+}
+
+TEST(TuneTable, FormatsWhatItParses) {
+  ParamList key{{"heads", "64"}}, values{{"stages", "4"}, {"persistent", "true"}};
+  std::string line = formatLine("indexer_fwd", key, values);
+  EXPECT_EQ(line, "indexer_fwd heads=64 : stages=4 persistent=true");
+  auto lines = parse(line + "\n");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].key, key);
+  EXPECT_EQ(lines[0].values, values);
+  EXPECT_EQ(formatParams({}), "");
+}
+
+TEST(TuneTable, SelectsTheLongestKeyThatHolds) {
+  auto lines = parse("k : s=1\n"
+                     "k h=64 : s=2\n"
+                     "k h=64 d=128 : s=3\n"
+                     "other h=64 : s=4\n");
+  std::string error;
+  auto pick = [&](std::map<std::string, std::string> effective) {
+    const TableLine *l = selectLine(lines, "k", effective, "t.txt", error);
+    EXPECT_EQ(error, "");
+    return l ? l->values.front().second : std::string("none");
+  };
+  EXPECT_EQ(pick({{"h", "64"}, {"d", "128"}}), "3");
+  EXPECT_EQ(pick({{"h", "64"}, {"d", "64"}}), "2");
+  EXPECT_EQ(pick({{"h", "32"}, {"d", "128"}}), "1");
+  EXPECT_EQ(selectLine(lines, "missing", {}, "t.txt", error), nullptr);
+  EXPECT_EQ(error, "");
+
+  // No line without a key: nothing applies.
+  auto keyed = parse("k h=64 : s=2\n");
+  EXPECT_EQ(selectLine(keyed, "k", {{"h", "32"}}, "t.txt", error), nullptr);
+  EXPECT_EQ(error, "");
+}
+
+TEST(TuneTable, TwoLinesOfTheSameLengthThatHoldAreAnError) {
+  auto lines = parse("k a=1 : s=1\nk b=2 : s=2\n");
+  std::string error;
+  EXPECT_EQ(selectLine(lines, "k", {{"a", "1"}, {"b", "2"}}, "t.txt", error), nullptr);
+  EXPECT_EQ(error, "t.txt:2: error: this line and line 1 both apply to k with these "
+                   "parameters; give one a longer key");
+  EXPECT_NE(selectLine(lines, "k", {{"a", "1"}, {"b", "3"}}, "t.txt", error), nullptr);
+}
+
+#ifdef MINITILE_TEST_RUNNER
+TEST(TuneRunner, WritesATableTheParserReads) {
+  Spec spec;
+  spec.kernel = "k";
+  spec.arch = "sm_90a";
+  spec.key = "k h=64";
+  spec.command = "minitile tune k ...";
+  spec.shapes = {{"S=1", {}}, {"S=2", {}}};
+  spec.points = {{"s=1 p=false", nullptr, -1}, {"s=2 p=false", nullptr, -1},
+                 {"s=1 p=true", nullptr, -1}, {"s=2 p=true", nullptr, 1}};
+  using S = Result::Status;
+  std::vector<std::vector<Result>> results = {
+      {{S::ok, 10, ""}, {S::ok, 40, ""}},      // geomean 20
+      {{S::ok, 12, ""}, {S::ok, 27, ""}},      // geomean 18: the winner
+      {{S::ok, 5, ""}, {S::notApplicable, 0, "n too large"}}, // best on S=1, not on S=2
+      {{S::ok, 12, ""}, {S::ok, 27, ""}}};
+  EXPECT_EQ(bestPoint(spec, results), 1);
+  std::string text = formatTable(spec, results, "on Fake GPU");
+  auto lines = parse(text);
+  ASSERT_EQ(lines.size(), 1u) << text;
+  EXPECT_EQ(lines[0].kernel, "k");
+  EXPECT_EQ(lines[0].key, (ParamList{{"h", "64"}}));
+  EXPECT_EQ(lines[0].values, (ParamList{{"s", "2"}, {"p", "false"}}));
+  EXPECT_NE(text.find("k h=64 : s=2 p=false  # geomean 18.0 us; S=1 12.0 us; S=2 27.0 us\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("#   best on S=1: s=1 p=true  5.0 us\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("#   best on S=2: s=2 p=false  27.0 us\n"), std::string::npos) << text;
+
+  // A wrong point never wins; no point right on every shape: no table.
+  results[1][0].status = S::wrong;
+  results[3][0].status = S::wrong;
+  EXPECT_EQ(bestPoint(spec, results), 0);
+  results[0][1].status = S::notApplicable;
+  EXPECT_EQ(bestPoint(spec, results), -1);
+  EXPECT_EQ(formatTable(spec, results, ""), "");
+}
+#endif
