@@ -46,21 +46,21 @@ namespace {
 using namespace minitile;
 
 template <bool Batched> struct TopK : Generator {
-  Param<int> threads{"threads", 512, {128, 256, 512, 1024}, "threads per block (one row each)"};
+  Param<int> threads{"threads", 256, {128, 256, 512, 1024}, "threads per block (one row each)"};
   Param<int> candidates{"candidates", 2048, 256, 16384,
                         "keys of the first digit's bin kept in shared memory "
                         "(more go back to the row)"};
   Param<int> unroll{"unroll", 4, 1, 16,
                     "row entries each thread loads at once (rows longer than regs x threads)"};
-  Param<int> regs{"regs", 8, 0, 64,
+  Param<int> regs{"regs", 16, 0, 64,
                   "row entries each thread holds in registers: a row of at most regs x "
                   "threads entries is read once, all loads at once, and selected from "
                   "registers (0: every row takes the two reads)"};
   Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
                          "blocks one multiprocessor must hold at once, registers capped for "
-                         "them (0: as many as 64K registers hold at max(32, 3 x regs + 8) a "
-                         "thread -- 1536 threads' worth with regs = 0 -- or as many as shared "
-                         "memory holds)"};
+                         "them (0: as many as 64K registers hold at max(32, regs + 24) a "
+                         "thread, 2 x regs past 16 -- 1536 threads' worth with regs = 0 -- or "
+                         "as many as shared memory holds)"};
   Param<bool> windows{"windows", false,
                       "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
   Param<bool> withScores{"scores", false, "also write the scores"};
@@ -68,6 +68,7 @@ template <bool Batched> struct TopK : Generator {
   Param<int> maxK{"max_k", 2048, 1, 8192, "the largest k with sorted output"};
 
   static constexpr int kBins = 2048, kDigit = 11;
+  static constexpr int32_t kLeast = INT32_MIN + 0x800000;
 
   void generate(Kernel &k) override {
     const int NT = threads, C = candidates, per = kBins / NT;
@@ -92,14 +93,15 @@ template <bool Batched> struct TopK : Generator {
     // The shared tiles below; 4 KiB covers the small ones, the alignment
     // tile-plan-shared adds and the 1 KiB the driver keeps per block.
     const int sortSize = nextPowerOfTwo(maxK);
-    const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
+    const int64_t sharedBytes =
+        2 * (kBins + 4) * 4 + NT * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
-    // Registers: the row's entries held (regs), the digits computed from
-    // them and the rest, at least 32; 512 threads x 8 entries get 32
-    // registers and 4 blocks a multiprocessor, no spills (256 x 16 get 64
-    // and 4 blocks, and spill two words, stored and loaded once a row).
-    const int64_t byRegisters =
-        regs ? 65536 / (NT * std::max(32, 3 * regs.get() + 8)) : 1536 / NT;
+    // Registers: the row's keys (regs) and ~24 more, at least 32 (twice
+    // regs past 16): 256 threads x 16 entries get 40 registers and 6 blocks
+    // a multiprocessor (shared memory holds 6 too), 512 x 8 get 32 and 4
+    // blocks, 128 x 32 get 64 and 8 blocks, no spills.
+    const int perThread = regs <= 16 ? std::max(32, regs.get() + 24) : 2 * regs.get();
+    const int64_t byRegisters = regs ? 65536 / (NT * perThread) : 1536 / NT;
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
                                  : int(std::clamp<int64_t>(std::min(byRegisters, fit), 1, 32)));
     k.grid(S, Batched ? Arg(B) : Arg(1));
@@ -217,7 +219,7 @@ template <bool Batched> struct TopK : Generator {
       for (int r = 0; r < per; ++r) {
         Value n = hist(h, tid32 * per + r);
         if (r < skip)
-          n = select(tid32 == 0, constant(0, DType::i32), n);
+          n = select(tid32 * per + r < skip, constant(0, DType::i32), n);
         mine = mine + n;
       }
       partial(tid32) = mine;
@@ -337,9 +339,10 @@ template <bool Batched> struct TopK : Generator {
     // Rows of at most regs x threads entries: one read, every load of a
     // thread issued at once (entry lo + u * NT + tid in register u), then
     // each digit's histogram from the registers. Keys are 32-bit words: the
-    // value's bits made order-preserving as signed integers (sign-magnitude
-    // to two's complement), INT32_MIN for entries that do not count (-inf,
-    // NaN, past the window; every other key is above 0x80800000). The index
+    // value's bits made order-preserving as signed integers (the magnitude
+    // bits of negatives flipped). Entries that do not count (-inf, NaN, past
+    // the window) all get -inf's key, 0x807FFFFF; every other key is at
+    // least kLeast = 0x80800000 (-FLT_MAX's). The index
     // only enters where values tie: as S_kv - 1 - t, computed where needed.
     // The digits find the k-th largest key (theta; its index part thetaLo
     // where values tie, else 0); one sweep of the registers writes out every
@@ -349,9 +352,14 @@ template <bool Batched> struct TopK : Generator {
       const int R = regs;
       const int32_t kHalf = kBins / 2;
       Value left = cast(hi - lo, DType::i32) - tid32; // entry u is there iff left > u * NT
+      // -inf where nothing is loaded -- as a value the compiler cannot fold
+      // (sizes are never negative, but it does not know that): folding the
+      // key computation below into each load's branch would make ptxas wait
+      // for every load before issuing the next.
+      Value absent = select(T < 0, constant(0.0, DType::f32), negInf());
       std::vector<Value> loaded;
       for (int u = 0; u < R; ++u) {
-        Var v = k.var(negInf());
+        Var v = k.var(absent);
         k.if_(left > u * NT, [&] { v = row(lo + u * NT + tid); });
         loaded.push_back(v);
       }
@@ -364,22 +372,23 @@ template <bool Batched> struct TopK : Generator {
         counts(1) = cast(T - 1 - lo, DType::i32);
       });
       k.barrier();
+      // NaN made -inf (maxNum drops it), then -0 made +0 (the two tie).
       std::vector<Value> keys;
       for (int u = 0; u < R; ++u) {
-        Value b = bitcast(loaded[u] + 0.0, DType::i32); // -0 made +0 first: the two tie
-        keys.push_back(select(loaded[u] > negInf(), b ^ ((b >> 31) & INT32_MAX),
-                              constant(INT32_MIN, DType::i32)));
+        Value b = bitcast(maxNum(loaded[u], negInf()) + 0.0, DType::i32);
+        keys.push_back(b ^ ((b >> 31) & INT32_MAX));
       }
       // theta: every counting key when at most k count.
-      Var thetaHi = k.var(DType::i32, INT32_MIN + 1), thetaLo = k.var(DType::i32, 0);
+      Var thetaHi = k.var(DType::i32, kLeast), thetaLo = k.var(DType::i32, 0);
       Value K32 = cast(K, DType::i32);
       k.if_(hi - lo > K, [&] {
         // 1. The top digit of every key (11 bits; entries that do not count
-        //    land in bin 0, which the search skips): no predicate.
+        //    land in bin 3, which the search skips with the empty 0-2): no
+        //    predicate.
         for (int u = 0; u < R; ++u)
           atomicAdd(hist(0, (keys[u] >> 21) + kHalf), 1);
         k.barrier();
-        Value total = findBin(constant(0, DType::i32), K32, 1, false);
+        Value total = findBin(constant(0, DType::i32), K32, 4, false);
         k.if_(total > K32, [&] {
           // The digits found so far: the key's top bits (maskHi) are
           // prefixHi; then, where values tie, the top bits of S_kv - 1 - t
@@ -459,29 +468,27 @@ template <bool Batched> struct TopK : Generator {
       });
       // 4. Every key at or above theta: a key above thetaHi, or equal to it
       //    with S_kv - 1 - t at or above thetaLo (where thetaLo is 0, every
-      //    key equal to thetaHi). A thread marks its keys out in a bit mask,
-      //    a warp scan of the masks' counts and one atomic add per warp give
-      //    its places. Indices alone: a loop over the mask's bits (as many
+      //    key equal to thetaHi). A thread marks its keys out in a bit mask
+      //    and takes places for them by an atomic add of its count (one a
+      //    warp, after ptxas). Indices alone: a loop over the mask's bits (as many
       //    turns as the warp's most out keys in one thread); with scores or
-      //    sorted, a predicated write per register.
+      //    sorted, a predicated write per register (scores read again).
       const DType maskType = R <= 32 ? DType::i32 : DType::i64;
       auto sweep = [&](const std::function<Value(int)> &isOut) {
         Value m = constant(0, maskType);
         for (int u = 0; u < R; ++u)
           m = select(isOut(u), m | (int64_t(1) << u), m);
-        Value mine = cast(popcount(m), DType::i32);
-        Value incl = scanWarp(mine);
-        Var base = k.var(DType::i32, 0);
-        k.if_(lane32 == 31, [&] { base = atomicAdd(counts(0), incl); });
-        Value first = warpShuffle(base, 31) + incl - mine;
+        // ptxas turns the warp's adds to one word into one atomic add and
+        // a scan (by predicated shuffles) of the lanes' counts.
+        Value first = atomicAdd(counts(0), cast(popcount(m), DType::i32));
         Value t0 = cast(lo + tid, DType::i32);
         if (!sorted.get() && !withScores.get()) {
-          Var bitsLeft = k.var(m), slot = k.var(first);
+          Var bitsLeft = k.var(m), j = k.var(DType::i32, 0);
           k.while_([&] { return bitsLeft != 0; }, [&] {
             Value u = cast(countTrailingZeros(bitsLeft), DType::i32);
-            outIndex(slot) = t0 + u * NT;
+            outIndex(first + j) = t0 + u * NT;
             bitsLeft = bitsLeft & (bitsLeft - 1);
-            slot = slot + 1;
+            j = j + 1;
           });
           return;
         }
@@ -495,7 +502,9 @@ template <bool Batched> struct TopK : Generator {
                               cast(cast(T - 1, DType::i32) - t, DType::i64);
             } else {
               outIndex(slot) = t;
-              outScore(slot) = bitcast(keys[u] ^ ((keys[u] >> 31) & INT32_MAX), DType::f32);
+              // Read again (from L2): the compiler would otherwise keep the
+              // loaded values beside the keys, in twice the registers.
+              outScore(slot) = row(lo + u * NT + tid);
             }
           });
           slot = slot + select(out, constant(1, DType::i32), 0);
