@@ -32,6 +32,7 @@
 #include "topk_v1.h"
 #include "topk_windows.h"
 #include "topk_windows_t1024r16.h"
+#include "topk_windows_nohalf.h"
 #include "topk_windows_t128r32.h"
 
 #include <algorithm>
@@ -242,7 +243,8 @@ void benchTopkCausal(double copyRate) {
       WindowsFn fn;
     } variants[] = {{"topk windows=true", minitile::kernels::topk_windows},
                     {"windows 128 x regs=32", minitile::kernels::topk_windows_t128r32},
-                    {"windows 1024 x regs=16", minitile::kernels::topk_windows_t1024r16}};
+                    {"windows 1024 x regs=16", minitile::kernels::topk_windows_t1024r16},
+                    {"windows, no half copy", minitile::kernels::topk_windows_nohalf}};
     for (auto &v : variants) {
       double ms = medianMs(
           [&] { v.fn(S, T, K, logits.get(), ks.get(), ke.get(), indices.get(), nullptr); }, 5,

@@ -56,11 +56,14 @@ template <bool Batched> struct TopK : Generator {
                   "row entries each thread holds in registers: a row of at most regs x "
                   "threads entries is read once, all loads at once, and selected from "
                   "registers (0: every row takes the two reads)"};
+  Param<bool> halfRows{"half_rows", true,
+                       "rows of at most regs / 2 x threads entries take a copy of the "
+                       "register path with regs / 2 entries a thread"};
   Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
                          "blocks one multiprocessor must hold at once, registers capped for "
                          "them (0: as many as 64K registers hold at max(32, regs + 24) a "
-                         "thread, 2 x regs past 16 -- 1536 threads' worth with regs = 0 -- or "
-                         "as many as shared memory holds)"};
+                         "thread, 2 x regs + 8 past 16 -- 1536 threads' worth with regs = 0 -- "
+                         "or as many as shared memory holds)"};
   Param<bool> windows{"windows", false,
                       "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
   Param<bool> withScores{"scores", false, "also write the scores"};
@@ -96,11 +99,11 @@ template <bool Batched> struct TopK : Generator {
     const int64_t sharedBytes =
         2 * (kBins + 4) * 4 + NT * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
-    // Registers: the row's keys (regs) and ~24 more, at least 32 (twice
-    // regs past 16): 256 threads x 16 entries get 40 registers and 6 blocks
-    // a multiprocessor (shared memory holds 6 too), 512 x 8 get 32 and 4
-    // blocks, 128 x 32 get 64 and 8 blocks, no spills.
-    const int perThread = regs <= 16 ? std::max(32, regs.get() + 24) : 2 * regs.get();
+    // Registers: the row's keys (regs) and ~24 more, at least 32 (2 regs +
+    // 8 past 16): 256 threads x 16 entries get 40 registers and 6 blocks a
+    // multiprocessor (shared memory holds 6 too), 512 x 8 get 32 and 4
+    // blocks, 128 x 32 get 72 and 7 blocks, no spills.
+    const int perThread = regs <= 16 ? std::max(32, regs.get() + 24) : 2 * regs.get() + 8;
     const int64_t byRegisters = regs ? 65536 / (NT * perThread) : 1536 / NT;
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
                                  : int(std::clamp<int64_t>(std::min(byRegisters, fit), 1, 32)));
@@ -119,8 +122,9 @@ template <bool Batched> struct TopK : Generator {
     // spare word past its bins for the keys a pass does not count.
     Shared hist = k.shared(DType::i32, {2, kBins + 4});
     Shared kept = k.shared(DType::i64, {C});         // keys in the first digit's bin
-    Shared counts = k.shared(DType::i32, {2});       // entries written out, keys kept
-                                                     // (in registers: S_kv - 1 - lo)
+    Shared counts = k.shared(DType::i32, {3});       // entries written out, keys kept
+                                                     // (in registers: S_kv - 1 - lo,
+                                                     // -inf's bits)
     Shared found = k.shared(DType::i32, {4});        // a scan's bin, above it, in it,
                                                      // the histogram's total
     Shared partial = k.shared(DType::i32, {NT});    // each thread's sum of its bins
@@ -348,18 +352,12 @@ template <bool Batched> struct TopK : Generator {
     // where values tie, else 0); one sweep of the registers writes out every
     // key at or above it (exactly k), each thread at places found by a warp
     // scan of its count and one atomic add per warp.
-    auto inRegisters = [&] {
-      const int R = regs;
+    auto inRegisters = [&](const int R) {
       const int32_t kHalf = kBins / 2;
       Value left = cast(hi - lo, DType::i32) - tid32; // entry u is there iff left > u * NT
-      // -inf where nothing is loaded -- as a value the compiler cannot fold
-      // (sizes are never negative, but it does not know that): folding the
-      // key computation below into each load's branch would make ptxas wait
-      // for every load before issuing the next.
-      Value absent = select(T < 0, constant(0.0, DType::f32), negInf());
       std::vector<Value> loaded;
       for (int u = 0; u < R; ++u) {
-        Var v = k.var(absent);
+        Var v = k.var(negInf());
         k.if_(left > u * NT, [&] { v = row(lo + u * NT + tid); });
         loaded.push_back(v);
       }
@@ -370,12 +368,18 @@ template <bool Batched> struct TopK : Generator {
       k.if_(tid32 == 0, [&] {
         counts(0) = 0;
         counts(1) = cast(T - 1 - lo, DType::i32);
+        counts(2) = bitcast(negInf(), DType::i32);
       });
       k.barrier();
-      // NaN made -inf (maxNum drops it), then -0 made +0 (the two tie).
+      // NaN made -inf (maxNum drops it), then -0 made +0 (the two tie). The
+      // -inf comes from shared memory, read after the barrier: with a
+      // constant the compiler would fold the keys into the loads' branches
+      // or move them before the barrier, and ptxas would then wait for loads
+      // before issuing the rest.
+      Value ninf = bitcast(counts(2), DType::f32);
       std::vector<Value> keys;
       for (int u = 0; u < R; ++u) {
-        Value b = bitcast(maxNum(loaded[u], negInf()) + 0.0, DType::i32);
+        Value b = bitcast(maxNum(loaded[u], ninf) + 0.0, DType::i32);
         keys.push_back(b ^ ((b >> 31) & INT32_MAX));
       }
       // theta: every counting key when at most k count.
@@ -522,7 +526,13 @@ template <bool Batched> struct TopK : Generator {
       Var counted = k.var(DType::index, 0);
       if (regs > 0)
         k.if_(hi - lo <= NT * regs.get(), [&] {
-          inRegisters();
+          // Rows that fit in half the registers (short causal windows) take a
+          // copy of the path that sweeps only those.
+          if (halfRows && regs % 2 == 0)
+            k.if_(hi - lo <= NT * (regs / 2), [&] { inRegisters(regs / 2); },
+                  [&] { inRegisters(regs); });
+          else
+            inRegisters(regs);
           k.barrier();
           counted = cast(counts(0), DType::index);
         }, [&] { twoReads(counted); });
