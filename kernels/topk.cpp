@@ -28,12 +28,19 @@
 // (only where values tie). A row whose window holds at most k entries takes
 // all of them at once.
 //
-// A row of at most threads x regs entries (4096 by default) skips the
-// second read and the kept keys: each thread loads its regs entries at
-// once, steps 1, 2 and 4 run on the registers (each later digit counted
-// over the entries matching the digits found so far), and the bins found
-// give the k-th largest key's prefix; one sweep of the registers writes out
-// every key at or above it.
+// A row of at most threads x regs entries (256 x 16 = 4096 by default)
+// skips the second read and the kept keys: each thread loads its regs
+// entries at once and keeps 32-bit keys (the value's bits, in signed order;
+// the index enters only where values tie); steps 1, 2 and 4 run on the
+// registers (each later digit counted over the entries matching the digits
+// found so far), and the bins found give the k-th largest key; one sweep of
+// the registers writes out every key at or above it. Per entry that is 9-10
+// instructions for the load, the key and the top digit's count, 4 for the
+// second digit and ~5 for the output (docs/PERF.md, topk v3): counts go to
+// a spare bin instead of being predicated, warp 0 alone searches the bins
+// (over per-thread sums), and each thread writes its outputs from a bit
+// mask at places one atomic add per warp gives. Rows that fit in half the
+// registers take a copy of the path that sweeps only those.
 //
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
@@ -474,11 +481,11 @@ template <bool Batched> struct TopK : Generator {
       //    with S_kv - 1 - t at or above thetaLo (where thetaLo is 0, every
       //    key equal to thetaHi). A thread marks its keys out in a bit mask
       //    and takes places for them by an atomic add of its count (one a
-      //    warp, after ptxas). Indices alone: a loop over the mask's bits (as many
-      //    turns as the warp's most out keys in one thread); with scores or
-      //    sorted, a predicated write per register (scores read again).
+      //    warp, after ptxas). Then a loop over the mask's bits (as many
+      //    turns as the warp's most out keys in one thread), or a predicated
+      //    write per register (scores read again).
       const DType maskType = R <= 32 ? DType::i32 : DType::i64;
-      auto sweep = [&](const std::function<Value(int)> &isOut) {
+      auto sweep = [&](const std::function<Value(int)> &isOut, bool byLoop) {
         Value m = constant(0, maskType);
         for (int u = 0; u < R; ++u)
           m = select(isOut(u), m | (int64_t(1) << u), m);
@@ -486,7 +493,7 @@ template <bool Batched> struct TopK : Generator {
         // a scan (by predicated shuffles) of the lanes' counts.
         Value first = atomicAdd(counts(0), cast(popcount(m), DType::i32));
         Value t0 = cast(lo + tid, DType::i32);
-        if (!sorted.get() && !withScores.get()) {
+        if (byLoop) {
           Var bitsLeft = k.var(m), j = k.var(DType::i32, 0);
           k.while_([&] { return bitsLeft != 0; }, [&] {
             Value u = cast(countTrailingZeros(bitsLeft), DType::i32);
@@ -508,17 +515,29 @@ template <bool Batched> struct TopK : Generator {
               outIndex(slot) = t;
               // Read again (from L2): the compiler would otherwise keep the
               // loaded values beside the keys, in twice the registers.
-              outScore(slot) = row(lo + u * NT + tid);
+              if (withScores)
+                outScore(slot) = row(lo + u * NT + tid);
             }
           });
           slot = slot + select(out, constant(1, DType::i32), 0);
         }
       };
-      k.if_(thetaLo == 0, [&] { sweep([&](int u) { return keys[u] >= thetaHi; }); }, [&] {
+      // Indices alone: the loop where at most a quarter of the row is out
+      // (its turns, the most out keys of a thread in the warp, are then
+      // fewer than the registers' predicated writes cost), else the writes.
+      const bool indicesAlone = !sorted.get() && !withScores.get();
+      k.if_(thetaLo == 0, [&] {
+        auto atOrAbove = [&](int u) { return keys[u] >= thetaHi; };
+        if (indicesAlone)
+          k.if_(4 * K < hi - lo, [&] { sweep(atOrAbove, true); },
+                [&] { sweep(atOrAbove, false); });
+        else
+          sweep(atOrAbove, false);
+      }, [&] {
         Value lowBase = counts(1) - tid32;
         sweep([&](int u) {
           return keys[u] > thetaHi || (keys[u] == thetaHi && lowBase - u * NT >= thetaLo);
-        });
+        }, indicesAlone);
       });
     };
 
