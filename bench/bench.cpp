@@ -35,14 +35,15 @@
 #include "topk.h"
 #include "topk_sorted.h"
 #include "topk_t1024r4.h"
-#include "topk_t256r16.h"
-#include "topk_t256r16b5.h"
 #include "topk_t128r32.h"
+#include "topk_t256r16b5.h"
+#include "topk_t512r8.h"
 #include "topk_u8.h"
 #include "topk_v1.h"
 #include "topk_windows.h"
-#include "topk_windows_t256r16.h"
 #include "topk_windows_t1024r16.h"
+#include "topk_windows_nohalf.h"
+#include "topk_windows_t128r32.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -225,12 +226,12 @@ void benchTopkFullRows(double copyRate) {
   struct {
     const char *name;
     TopkFn fn;
-  } variants[] = {{"topk (shipped)", minitile::kernels::topk},
+  } variants[] = {{"topk (shipped, 256x16)", minitile::kernels::topk},
                   {"v1: 256 thr, regs=0", minitile::kernels::topk_v1},
-                  {"256 thr x regs=16", minitile::kernels::topk_t256r16},
-                  {"1024 thr x regs=4", minitile::kernels::topk_t1024r4},
+                  {"512 thr x regs=8", minitile::kernels::topk_t512r8},
                   {"128 thr x regs=32", minitile::kernels::topk_t128r32},
                   {"256 x 16, 5 blocks/SM", minitile::kernels::topk_t256r16b5},
+                  {"1024 thr x regs=4", minitile::kernels::topk_t1024r4},
                   {"unroll=8", minitile::kernels::topk_u8},
                   {"sorted", nullptr}};
   for (auto [S, T, K, all] : {std::tuple<int64_t, int64_t, int64_t, bool>{16384, 4096, 512, true},
@@ -273,8 +274,9 @@ void benchTopkCausal(double copyRate) {
       const char *name;
       WindowsFn fn;
     } variants[] = {{"topk windows=true", minitile::kernels::topk_windows},
-                    {"windows 256 x regs=16", minitile::kernels::topk_windows_t256r16},
-                    {"windows 1024 x regs=16", minitile::kernels::topk_windows_t1024r16}};
+                    {"windows 128 x regs=32", minitile::kernels::topk_windows_t128r32},
+                    {"windows 1024 x regs=16", minitile::kernels::topk_windows_t1024r16},
+                    {"windows, no half copy", minitile::kernels::topk_windows_nohalf}};
     for (auto &v : variants) {
       double ms = medianMs(
           [&] { v.fn(S, T, K, logits.get(), ks.get(), ke.get(), indices.get(), nullptr); }, 5,

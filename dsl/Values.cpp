@@ -467,6 +467,26 @@ Value max(Arg a, Arg b) {
                 });
 }
 
+Value minNum(Arg a, Arg b) {
+  return arith2(a, b, "minNum()", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return MinNumFOp::create(k.b, loc, x, y);
+                  return MinSIOp::create(k.b, loc, x, y);
+                });
+}
+
+Value maxNum(Arg a, Arg b) {
+  return arith2(a, b, "maxNum()", Kind::number,
+                [](KernelState &k, mlir::Location loc, mlir::Value x,
+                   mlir::Value y, bool fl) -> mlir::Value {
+                  if (fl)
+                    return MaxNumFOp::create(k.b, loc, x, y);
+                  return MaxSIOp::create(k.b, loc, x, y);
+                });
+}
+
 Value clamp(Arg v, Arg lo, Arg hi) {
   Value low = max(v, lo);
   return min(Arg(low, v.loc()), hi);

@@ -28,12 +28,19 @@
 // (only where values tie). A row whose window holds at most k entries takes
 // all of them at once.
 //
-// A row of at most threads x regs entries (4096 by default) skips the
-// second read and the kept keys: each thread loads its regs entries at
-// once, steps 1, 2 and 4 run on the registers (each later digit counted
-// over the entries matching the digits found so far), and the bins found
-// give the k-th largest key's prefix; one sweep of the registers writes out
-// every key at or above it.
+// A row of at most threads x regs entries (256 x 16 = 4096 by default)
+// skips the second read and the kept keys: each thread loads its regs
+// entries at once and keeps 32-bit keys (the value's bits, in signed order;
+// the index enters only where values tie); steps 1, 2 and 4 run on the
+// registers (each later digit counted over the entries matching the digits
+// found so far), and the bins found give the k-th largest key; one sweep of
+// the registers writes out every key at or above it. Per entry that is 9-10
+// instructions for the load, the key and the top digit's count, 4 for the
+// second digit and ~5 for the output (docs/PERF.md, topk v3): counts go to
+// a spare bin instead of being predicated, warp 0 alone searches the bins
+// (over per-thread sums), and each thread writes its outputs from a bit
+// mask at places one atomic add per warp gives. Rows that fit in half the
+// registers take a copy of the path that sweeps only those.
 //
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
@@ -46,21 +53,24 @@ namespace {
 using namespace minitile;
 
 template <bool Batched> struct TopK : Generator {
-  Param<int> threads{"threads", 512, {128, 256, 512, 1024}, "threads per block (one row each)"};
+  Param<int> threads{"threads", 256, {128, 256, 512, 1024}, "threads per block (one row each)"};
   Param<int> candidates{"candidates", 2048, 256, 16384,
                         "keys of the first digit's bin kept in shared memory "
                         "(more go back to the row)"};
   Param<int> unroll{"unroll", 4, 1, 16,
                     "row entries each thread loads at once (rows longer than regs x threads)"};
-  Param<int> regs{"regs", 8, 0, 64,
+  Param<int> regs{"regs", 16, 0, 64,
                   "row entries each thread holds in registers: a row of at most regs x "
                   "threads entries is read once, all loads at once, and selected from "
                   "registers (0: every row takes the two reads)"};
+  Param<bool> halfRows{"half_rows", true,
+                       "rows of at most regs / 2 x threads entries take a copy of the "
+                       "register path with regs / 2 entries a thread"};
   Param<int> blocksPerSM{"blocks_per_sm", 0, 0, 32,
                          "blocks one multiprocessor must hold at once, registers capped for "
-                         "them (0: as many as 64K registers hold at max(32, 3 x regs + 8) a "
-                         "thread -- 1536 threads' worth with regs = 0 -- or as many as shared "
-                         "memory holds)"};
+                         "them (0: as many as 64K registers hold at max(32, regs + 24) a "
+                         "thread, 2 x regs + 8 past 16 -- 1536 threads' worth with regs = 0 -- "
+                         "or as many as shared memory holds)"};
   Param<bool> windows{"windows", false,
                       "take ks, ke: only ks[s] <= t < ke[s] counts, the rest is not read"};
   Param<bool> withScores{"scores", false, "also write the scores"};
@@ -68,9 +78,10 @@ template <bool Batched> struct TopK : Generator {
   Param<int> maxK{"max_k", 2048, 1, 8192, "the largest k with sorted output"};
 
   static constexpr int kBins = 2048, kDigit = 11;
+  static constexpr int32_t kLeast = INT32_MIN + 0x800000;
 
   void generate(Kernel &k) override {
-    const int NT = threads, C = candidates, W = NT / 32, per = kBins / NT;
+    const int NT = threads, C = candidates, per = kBins / NT;
     Value S = k.size("S"), T = k.size("S_kv"), K = k.size("k");
     Value B = Batched ? k.size("B") : Value();
     auto rows = [&](Value inner) {
@@ -92,14 +103,15 @@ template <bool Batched> struct TopK : Generator {
     // The shared tiles below; 4 KiB covers the small ones, the alignment
     // tile-plan-shared adds and the 1 KiB the driver keeps per block.
     const int sortSize = nextPowerOfTwo(maxK);
-    const int64_t sharedBytes = 2 * kBins * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
+    const int64_t sharedBytes =
+        2 * (kBins + 4) * 4 + NT * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
-    // Registers: the row's entries held (regs), the digits computed from
-    // them and the rest, at least 32; 512 threads x 8 entries get 32
-    // registers and 4 blocks a multiprocessor, no spills (256 x 16 get 64
-    // and 4 blocks, and spill two words, stored and loaded once a row).
-    const int64_t byRegisters =
-        regs ? 65536 / (NT * std::max(32, 3 * regs.get() + 8)) : 1536 / NT;
+    // Registers: the row's keys (regs) and ~24 more, at least 32 (2 regs +
+    // 8 past 16): 256 threads x 16 entries get 40 registers and 6 blocks a
+    // multiprocessor (shared memory holds 6 too), 512 x 8 get 32 and 4
+    // blocks, 128 x 32 get 72 and 7 blocks, no spills.
+    const int perThread = regs <= 16 ? std::max(32, regs.get() + 24) : 2 * regs.get() + 8;
+    const int64_t byRegisters = regs ? 65536 / (NT * perThread) : 1536 / NT;
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
                                  : int(std::clamp<int64_t>(std::min(byRegisters, fit), 1, 32)));
     k.grid(S, Batched ? Arg(B) : Arg(1));
@@ -111,13 +123,18 @@ template <bool Batched> struct TopK : Generator {
     Value lo = windows ? clamp(ks(s), 0, T) : constant(0, DType::index);
     Value hi = windows ? clamp(ke(s), lo, T) : T;
 
-    Value tid = k.threadId(), warp = tid / 32, lane = tid % 32;
-    Shared hist = k.shared(DType::i32, {2, kBins}); // one counts, the other is scanned
+    Value tid = k.threadId();
+    Value tid32 = cast(tid, DType::i32), lane32 = tid32 & 31;
+    // Two histograms (one counts while the other is scanned), each with a
+    // spare word past its bins for the keys a pass does not count.
+    Shared hist = k.shared(DType::i32, {2, kBins + 4});
     Shared kept = k.shared(DType::i64, {C});         // keys in the first digit's bin
-    Shared counts = k.shared(DType::i32, {3});       // entries written out, keys kept,
-                                                     // S_kv - 1 - lo
-    Shared found = k.shared(DType::i32, {3});        // a scan's bin, above it, in it
-    Shared warpSums = k.shared(DType::i32, {W});
+    Shared counts = k.shared(DType::i32, {3});       // entries written out, keys kept
+                                                     // (in registers: S_kv - 1 - lo,
+                                                     // -inf's bits)
+    Shared found = k.shared(DType::i32, {4});        // a scan's bin, above it, in it,
+                                                     // the histogram's total
+    Shared partial = k.shared(DType::i32, {NT});    // each thread's sum of its bins
     Shared sortBuf = sorted ? k.shared(DType::i64, {sortSize}) : Shared();
 
     // Keys: ascending value order is ascending order of these bits (sign bit
@@ -132,9 +149,6 @@ template <bool Batched> struct TopK : Generator {
     };
     auto valueOf = [&](Value key) {
       Value o = cast(key >> 32, DType::i32);
-      return bitcast(o ^ (~(o >> 31) | INT32_MIN), DType::f32);
-    };
-    auto valueOfBits = [&](Value o) {
       return bitcast(o ^ (~(o >> 31) | INT32_MIN), DType::f32);
     };
     auto indexOf = [&](Value key) { return T - 1 - cast(key & 0xFFFFFFFFll, DType::index); };
@@ -195,44 +209,61 @@ template <bool Batched> struct TopK : Generator {
     };
 
     // The bin of histogram h where the count from the top reaches `need`
-    // (>= 1): found = (bin, entries above it, entries in it). Thread j holds
-    // bins [first, first + per), thread 0 the top ones; each clears its own
-    // after. Returns the histogram's total.
-    auto findBin = [&](Value h, Value need) {
-      Value first = kBins - (tid + 1) * per;
-      Var mine = k.var(DType::i32, 0);
-      k.serial(0, per, [&](Value r) { mine = mine + hist(h, first + r); });
-      Value incl = mine;
+    // (>= 1; bins below `skip` count as empty): found = (bin, entries above
+    // it, entries in it, the histogram's total). Each thread sums its `per`
+    // bins; then warp 0 alone searches: lane l takes the 64 bins
+    // [kBins - 64 (l + 1), kBins - 64 l) (lane 0 the top ones) through the
+    // sums of their threads, a scan of the lanes' totals and a ballot find the
+    // lane holding the bin, a scan of that lane's 32 pairs of bins the pair.
+    // With `clear`, each thread zeroes its bins at the end. Two barriers;
+    // returns the total (found is meaningful where it is at least `need`).
+    auto scanWarp = [&](Value x) {
+      Value incl = x;
       for (int d = 1; d < 32; d *= 2)
-        incl = select(lane >= d, incl + warpShuffleUp(incl, d), incl);
-      k.if_(lane == 31, [&] { warpSums(warp) = incl; });
+        incl = select(lane32 >= d, incl + warpShuffleUp(incl, d), incl);
+      return incl;
+    };
+    auto findBin = [&](Value h, Value need, int skip, bool clear) {
+      constexpr int PL = kBins / 32;
+      const int q = NT / 32; // threads' sums per lane
+      Value mine = constant(0, DType::i32);
+      for (int r = 0; r < per; ++r) {
+        Value n = hist(h, tid32 * per + r);
+        if (r < skip)
+          n = select(tid32 * per + r < skip, constant(0, DType::i32), n);
+        mine = mine + n;
+      }
+      partial(tid32) = mine;
       k.barrier();
-      // The warps' sums, lane w holding warp w's, scanned the same way:
-      // every thread gets the sum of the warps before its own and the total.
-      Value sums = select(lane < W, warpSums(min(lane, W - 1)), constant(0, DType::i32));
-      Value scanned = sums;
-      for (int d = 1; d < W; d *= 2)
-        scanned = select(lane >= d, scanned + warpShuffleUp(scanned, d), scanned);
-      Value total = warpShuffle(scanned, W - 1);
-      Value before = warpShuffle(scanned - sums, warp);
-      Value above = before + incl - mine;
-      k.if_(above < need && above + mine >= need, [&] {
-        Var acc = k.var(above), done = k.var(DType::i1, false);
-        k.serial(0, per, [&](Value r) {
-          Value bin = first + per - 1 - r;
+      k.if_(tid32 < 32, [&] {
+        Value sum = constant(0, DType::i32);
+        for (int i = 0; i < q; ++i)
+          sum = sum + partial(NT - q * (lane32 + 1) + i);
+        Value incl = scanWarp(sum);
+        Value total = warpShuffle(incl, 31);
+        Value L = min(countTrailingZeros(warpBallot(incl >= need)), 31);
+        Value aboveL = warpShuffle(incl - sum, L);
+        Value hiBin = kBins - 1 - PL * L - 2 * lane32, loBin = hiBin - 1;
+        auto binAt = [&](Value bin) {
           Value n = hist(h, bin);
-          k.if_(!done && acc + n >= need, [&] {
-            found(0) = cast(bin, DType::i32);
-            found(1) = acc;
-            found(2) = n;
-            done = true;
-          });
-          acc = acc + n;
+          return skip ? select(bin < skip, constant(0, DType::i32), n) : n;
+        };
+        Value c1 = binAt(hiBin), c0 = binAt(loBin), pair = c1 + c0;
+        Value incl2 = aboveL + scanWarp(pair);
+        Value J = min(countTrailingZeros(warpBallot(incl2 >= need)), 31);
+        k.if_(lane32 == J, [&] {
+          Value acc = incl2 - pair, inHi = acc + c1 >= need;
+          found(0) = select(inHi, hiBin, loBin);
+          found(1) = select(inHi, acc, acc + c1);
+          found(2) = select(inHi, c1, c0);
         });
+        k.if_(lane32 == 0, [&] { found(3) = total; });
       });
       k.barrier();
-      k.serial(0, per, [&](Value r) { hist(h, first + r) = 0; });
-      return Value(total);
+      if (clear)
+        for (int r = 0; r < per; ++r)
+          hist(h, tid32 * per + r) = 0;
+      return Value(found(3));
     };
 
     // Rows longer than regs x threads: two reads of the row (the first
@@ -264,7 +295,7 @@ template <bool Batched> struct TopK : Generator {
         //    far) where the count reaches `need`; bin -1 takes every entry.
         Var bin = k.var(DType::i64, -1), last = k.var(DType::i1, true);
         k.if_(pass > 0 || !takeAll, [&] {
-          Value total = findBin(h, need);
+          Value total = findBin(h, need, 0, true);
           k.if_(pass > 0 || total > need, [&] {
             Value rest = need - found(1);
             bin = cast(found(0), DType::i64);
@@ -318,124 +349,212 @@ template <bool Batched> struct TopK : Generator {
 
     // Rows of at most regs x threads entries: one read, every load of a
     // thread issued at once (entry lo + u * NT + tid in register u), then
-    // each digit's histogram from the registers, over the keys that match
-    // the digits found so far. The digits only find the k-th largest key's
-    // prefix; one last sweep of the registers writes out every key at or
-    // above it (exactly k of them).
-    auto inRegisters = [&](const Var &count) {
-      const int R = regs;
+    // each digit's histogram from the registers. Keys are 32-bit words: the
+    // value's bits made order-preserving as signed integers (the magnitude
+    // bits of negatives flipped). Entries that do not count (-inf, NaN, past
+    // the window) all get -inf's key, 0x807FFFFF; every other key is at
+    // least kLeast = 0x80800000 (-FLT_MAX's). The index
+    // only enters where values tie: as S_kv - 1 - t, computed where needed.
+    // The digits find the k-th largest key (theta; its index part thetaLo
+    // where values tie, else 0); one sweep of the registers writes out every
+    // key at or above it (exactly k), each thread at places found by a warp
+    // scan of its count and one atomic add per warp.
+    auto inRegisters = [&](const int R) {
+      const int32_t kHalf = kBins / 2;
+      Value left = cast(hi - lo, DType::i32) - tid32; // entry u is there iff left > u * NT
       std::vector<Value> loaded;
       for (int u = 0; u < R; ++u) {
-        Value t = lo + u * NT + tid;
         Var v = k.var(negInf());
-        k.if_(t < hi, [&] { v = row(t); });
+        k.if_(left > u * NT, [&] { v = row(lo + u * NT + tid); });
         loaded.push_back(v);
       }
-      // While the loads are in flight: clear the histograms and counters.
-      k.parallel(0, 2 * kBins, [&](Value i) { hist(i / kBins, i % kBins) = 0; });
-      k.if_(tid == 0, [&] {
+      // While the loads are in flight: clear the histograms and the counter.
+      for (int h = 0; h < 2; ++h)
+        for (int r = 0; r < per; ++r)
+          hist(h, tid32 * per + r) = 0;
+      k.if_(tid32 == 0, [&] {
         counts(0) = 0;
-        counts(2) = cast(T - 1 - lo, DType::i32);
+        counts(1) = cast(T - 1 - lo, DType::i32);
+        counts(2) = bitcast(negInf(), DType::i32);
       });
       k.barrier();
-      // bits[u]: the value's order-preserving bits, 0 for entries that do
-      // not count (-inf, NaN, past the window); every other entry's are
-      // above 2^23.
-      std::vector<Value> bits;
-      for (int u = 0; u < R; ++u)
-        bits.push_back(select(loaded[u] > negInf(), orderedBits(loaded[u]),
-                              constant(0, DType::i32)));
-      // The keys' low words, S_kv - 1 - t, only where needed: computed from
-      // a shared word read there, they are not kept in registers meanwhile
-      // (the compiler would hoist them otherwise).
-      auto lowWords = [&] {
-        Value base = counts(2) - cast(tid, DType::i32);
-        std::vector<Value> low;
-        for (int u = 0; u < R; ++u)
-          low.push_back(base - u * NT);
-        return low;
-      };
-      // 1. The top digit of every entry.
-      for (int u = 0; u < R; ++u)
-        k.if_(bits[u] != 0, [&] { atomicAdd(hist(0, (bits[u] >> 21) & (kBins - 1)), 1); });
-      k.barrier();
-      // The digits found so far, as masks and prefixes of the key's two
-      // words (high: the bits, low: S_kv - 1 - t); all in 32 bits.
-      Var need = k.var(cast(K, DType::i32)), pass = k.var(DType::index, 0);
-      Var maskHi = k.var(DType::i32, 0), prefixHi = k.var(DType::i32, 0);
-      Var maskLo = k.var(DType::i32, 0), prefixLo = k.var(DType::i32, 0);
-      Value total = findBin(constant(0, DType::index), need);
-      count = cast(min(total, need), DType::index);
-      // At most k entries count: take them all (masks and prefixes 0).
-      Var finished = k.var(total <= need);
-      // A digit's place in its word: (shift, field mask), and whether it is
-      // in the high word.
-      auto place = [&](std::pair<Value, Value> at) {
-        Value high = at.first >= 32;
-        Value shift = cast(select(high, at.first - 32, at.first), DType::i32);
-        Value field = cast((Arg(int64_t(1)) << at.second) - 1, DType::i32);
-        return std::tuple{high, shift, field};
-      };
-      k.while_([&] { return !finished; }, [&] {
-        Value h = pass % 2;
-        // 2. The bin found joins the prefix; it is the last if it holds
-        //    exactly the entries still missing.
-        Value rest = need - found(1);
-        Value last = found(2) == rest;
-        need = rest;
-        auto [high, shift, field] = place(digitAt(pass));
-        Value bin = found(0);
-        k.if_(high, [&] {
-          maskHi = maskHi | (field << shift);
-          prefixHi = prefixHi | (bin << shift);
-        }, [&] {
-          maskLo = maskLo | (field << shift);
-          prefixLo = prefixLo | (bin << shift);
-        });
-        // 3. Else the next digit of the keys in it, counted.
-        k.if_(!last, [&] {
-          auto [nextHigh, nextShift, nextField] = place(digitAt(pass + 1));
-          k.if_(nextHigh, [&] {
-            // A digit of the value: the low words play no part yet.
-            for (int u = 0; u < R; ++u)
-              k.if_((bits[u] & maskHi) == prefixHi, [&] {
-                atomicAdd(hist(1 - h, (bits[u] >> nextShift) & nextField), 1);
-              });
-          }, [&] {
-            // A digit of the index: the value is all found.
-            std::vector<Value> low = lowWords();
-            for (int u = 0; u < R; ++u)
-              k.if_(bits[u] == prefixHi && (low[u] & maskLo) == prefixLo, [&] {
-                atomicAdd(hist(1 - h, (low[u] >> nextShift) & nextField), 1);
-              });
-          });
-          k.barrier();
-          findBin(1 - h, need);
-        });
-        pass = pass + 1;
-        finished = last;
-      });
-      // 4. Every key at or above the prefix (as a 64-bit key, unsigned),
-      //    which is every key whose digits found so far are: high words
-      //    compared unsigned (sign bits flipped), then the low words (never
-      //    negative; the prefix's is 0 unless index digits were found).
-      Value floorHi = prefixHi ^ INT32_MIN;
-      std::vector<Value> low = lowWords();
+      // NaN made -inf (maxNum drops it), then -0 made +0 (the two tie). The
+      // -inf comes from shared memory, read after the barrier: with a
+      // constant the compiler would fold the keys into the loads' branches
+      // or move them before the barrier, and ptxas would then wait for loads
+      // before issuing the rest.
+      Value ninf = bitcast(counts(2), DType::f32);
+      std::vector<Value> keys;
       for (int u = 0; u < R; ++u) {
-        Value out = bits[u] != 0 && ((bits[u] ^ INT32_MIN) > floorHi ||
-                                     (bits[u] == prefixHi && low[u] >= prefixLo));
-        Value t = cast(T - 1, DType::i32) - low[u];
-        emit(out, t, valueOfBits(bits[u]), [&] {
-          return (cast(bits[u], DType::i64) << 32) | cast(low[u], DType::i64);
-        });
+        Value b = bitcast(maxNum(loaded[u], ninf) + 0.0, DType::i32);
+        keys.push_back(b ^ ((b >> 31) & INT32_MAX));
       }
+      // theta: every counting key when at most k count.
+      Var thetaHi = k.var(DType::i32, kLeast), thetaLo = k.var(DType::i32, 0);
+      Value K32 = cast(K, DType::i32);
+      k.if_(hi - lo > K, [&] {
+        // 1. The top digit of every key (11 bits; entries that do not count
+        //    land in bin 3, which the search skips with the empty 0-2): no
+        //    predicate.
+        for (int u = 0; u < R; ++u)
+          atomicAdd(hist(0, (keys[u] >> 21) + kHalf), 1);
+        k.barrier();
+        Value total = findBin(constant(0, DType::i32), K32, 4, false);
+        k.if_(total > K32, [&] {
+          // The digits found so far: the key's top bits (maskHi) are
+          // prefixHi; then, where values tie, the top bits of S_kv - 1 - t
+          // (maskLo) are prefixLo. The bin found holds exactly the entries
+          // still missing when `last`.
+          Var need = k.var(K32 - found(1));
+          Var maskHi = k.var(DType::i32, int32_t(0xFFE00000u));
+          Var prefixHi = k.var((found(0) - kHalf) << 21);
+          Var maskLo = k.var(DType::i32, 0), prefixLo = k.var(DType::i32, 0);
+          Var last = k.var(found(2) == need);
+          // 2. The next 11 bits of the keys in the bin: d = key >> 10 minus
+          //    the bin's is in [0, kBins) in the bin, else (unsigned) above:
+          //    counted in the spare word kBins, again without a predicate.
+          k.if_(!last, [&] {
+            Value base = Value(prefixHi) >> 10;
+            for (int u = 0; u < R; ++u) {
+              Value d = (keys[u] >> 10) - base;
+              Value bin = select((d ^ INT32_MIN) < (kBins ^ INT32_MIN), d, kBins);
+              atomicAdd(hist(1, bin), 1);
+            }
+            k.barrier();
+            findBin(constant(1, DType::i32), need, 0, false);
+            Value rest = need - found(1);
+            maskHi = int32_t(0xFFFFFC00u);
+            prefixHi = prefixHi | (found(0) << 10);
+            last = found(2) == rest;
+            need = rest;
+          });
+          // 3. Rarely (many keys alike): the value's last 10 bits, then 11 at
+          //    a time of S_kv - 1 - t where values tie, over the keys matching
+          //    the digits found so far.
+          auto place = [&](std::pair<Value, Value> at) {
+            Value high = at.first >= 32;
+            Value shift = cast(select(high, at.first - 32, at.first), DType::i32);
+            Value field = cast((Arg(int64_t(1)) << at.second) - 1, DType::i32);
+            return std::tuple{high, shift, field};
+          };
+          Var pass = k.var(DType::index, 2);
+          k.while_([&] { return !last; }, [&] {
+            Value h = cast(pass % 2, DType::i32);
+            for (int r = 0; r < per; ++r)
+              hist(h, tid32 * per + r) = 0;
+            k.barrier();
+            auto [high, shift, field] = place(digitAt(pass));
+            k.if_(high, [&] {
+              for (int u = 0; u < R; ++u)
+                k.if_((keys[u] & maskHi) == prefixHi,
+                      [&] { atomicAdd(hist(h, (keys[u] >> shift) & field), 1); });
+            }, [&] {
+              // S_kv - 1 - t from a shared word read here: the compiler
+              // would otherwise hoist the R low words out of the loop and
+              // keep them in registers (spilling).
+              Value lowBase = counts(1) - tid32;
+              for (int u = 0; u < R; ++u) {
+                Value low = lowBase - u * NT;
+                k.if_(keys[u] == prefixHi && (low & maskLo) == prefixLo,
+                      [&] { atomicAdd(hist(h, (low >> shift) & field), 1); });
+              }
+            });
+            k.barrier();
+            findBin(h, need, 0, false);
+            Value rest = need - found(1), bin = found(0);
+            k.if_(high, [&] {
+              maskHi = maskHi | (field << shift);
+              prefixHi = prefixHi | (bin << shift);
+            }, [&] {
+              maskLo = maskLo | (field << shift);
+              prefixLo = prefixLo | (bin << shift);
+            });
+            last = found(2) == rest;
+            need = rest;
+            pass = pass + 1;
+          });
+          thetaHi = prefixHi;
+          thetaLo = prefixLo;
+        });
+      });
+      // 4. Every key at or above theta: a key above thetaHi, or equal to it
+      //    with S_kv - 1 - t at or above thetaLo (where thetaLo is 0, every
+      //    key equal to thetaHi). A thread marks its keys out in a bit mask
+      //    and takes places for them by an atomic add of its count (one a
+      //    warp, after ptxas). Then a loop over the mask's bits (as many
+      //    turns as the warp's most out keys in one thread), or a predicated
+      //    write per register (scores read again).
+      const DType maskType = R <= 32 ? DType::i32 : DType::i64;
+      auto sweep = [&](const std::function<Value(int)> &isOut, bool byLoop) {
+        Value m = constant(0, maskType);
+        for (int u = 0; u < R; ++u)
+          m = select(isOut(u), m | (int64_t(1) << u), m);
+        // ptxas turns the warp's adds to one word into one atomic add and
+        // a scan (by predicated shuffles) of the lanes' counts.
+        Value first = atomicAdd(counts(0), cast(popcount(m), DType::i32));
+        Value t0 = cast(lo + tid, DType::i32);
+        if (byLoop) {
+          Var bitsLeft = k.var(m), j = k.var(DType::i32, 0);
+          k.while_([&] { return bitsLeft != 0; }, [&] {
+            Value u = cast(countTrailingZeros(bitsLeft), DType::i32);
+            outIndex(first + j) = t0 + u * NT;
+            bitsLeft = bitsLeft & (bitsLeft - 1);
+            j = j + 1;
+          });
+          return;
+        }
+        Var slot = k.var(first);
+        for (int u = 0; u < R; ++u) {
+          Value out = (m & (int64_t(1) << u)) != 0;
+          k.if_(out, [&] {
+            Value t = t0 + u * NT;
+            if (sorted) {
+              sortBuf(slot) = (cast(keys[u] ^ INT32_MIN, DType::i64) << 32) |
+                              cast(cast(T - 1, DType::i32) - t, DType::i64);
+            } else {
+              outIndex(slot) = t;
+              // Read again (from L2): the compiler would otherwise keep the
+              // loaded values beside the keys, in twice the registers.
+              if (withScores)
+                outScore(slot) = row(lo + u * NT + tid);
+            }
+          });
+          slot = slot + select(out, constant(1, DType::i32), 0);
+        }
+      };
+      // Indices alone: the loop where at most a quarter of the row is out
+      // (its turns, the most out keys of a thread in the warp, are then
+      // fewer than the registers' predicated writes cost), else the writes.
+      const bool indicesAlone = !sorted.get() && !withScores.get();
+      k.if_(thetaLo == 0, [&] {
+        auto atOrAbove = [&](int u) { return keys[u] >= thetaHi; };
+        if (indicesAlone)
+          k.if_(4 * K < hi - lo, [&] { sweep(atOrAbove, true); },
+                [&] { sweep(atOrAbove, false); });
+        else
+          sweep(atOrAbove, false);
+      }, [&] {
+        Value lowBase = counts(1) - tid32;
+        sweep([&](int u) {
+          return keys[u] > thetaHi || (keys[u] == thetaHi && lowBase - u * NT >= thetaLo);
+        }, indicesAlone);
+      });
     };
 
     k.if_(K > 0, [&] {
       Var counted = k.var(DType::index, 0);
       if (regs > 0)
-        k.if_(hi - lo <= NT * regs.get(), [&] { inRegisters(counted); },
-              [&] { twoReads(counted); });
+        k.if_(hi - lo <= NT * regs.get(), [&] {
+          // Rows that fit in half the registers (short causal windows) take a
+          // copy of the path that sweeps only those.
+          if (halfRows && regs % 2 == 0)
+            k.if_(hi - lo <= NT * (regs / 2), [&] { inRegisters(regs / 2); },
+                  [&] { inRegisters(regs); });
+          else
+            inRegisters(regs);
+          k.barrier();
+          counted = cast(counts(0), DType::index);
+        }, [&] { twoReads(counted); });
       else
         twoReads(counted);
       Value count = counted;

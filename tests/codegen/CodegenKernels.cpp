@@ -28,6 +28,26 @@ struct MinMax : Generator {
   }
 };
 
+/// y = minNum(maxNum(x, 0), c) on a 64 x 64 fragment, and z =
+/// maxNum(x, -inf) per thread on scalars: max.f32 / min.f32 (NaN dropped),
+/// no compare and select.
+struct MinMaxNum : Generator {
+  void generate(Kernel &k) override {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64}), y = k.tensor("y", DType::f32, {n, 64});
+    Tensor z = k.tensor("z", DType::f32, {n, 64});
+    Value c = k.scalar("c", DType::f32);
+    k.threads(128);
+    k.grid(ceildiv(n, 64));
+    Value r0 = k.blockId() * 64;
+    storeTile(y, {r0, 0}, minNum(maxNum(loadTile(x, {r0, 0}, {64, 64}), 0.0), c));
+    k.serial(0, 32, [&](Value i) {
+      Value e = k.threadId() * 32 + i, r = r0 + e / 64;
+      k.if_(r < n, [&] { z(r, e % 64) = maxNum(x(r, e % 64), negInf()); });
+    });
+  }
+};
+
 /// d = a * b + c elementwise: fma.rn.f32 by default, separately rounded
 /// mul.rn / add.rn with contract=false.
 struct MulAdd : Generator {
@@ -63,5 +83,6 @@ struct ReluDot : Generator {
 } // namespace
 
 MINITILE_KERNEL(MinMax, "minmax", "y = min(max(x, 0), c)");
+MINITILE_KERNEL(MinMaxNum, "minmax_num", "y = minNum(maxNum(x, 0), c), z = maxNum(x, -inf)");
 MINITILE_KERNEL(MulAdd, "mul_add", "d = a * b + c");
 MINITILE_KERNEL(ReluDot, "relu_dot", "out[r] = sum_j relu(x[r, j]) * w[j]");

@@ -153,6 +153,25 @@ TEST(Dsl, IntegersWidenToIndex) {
   EXPECT_NE(ir.find("arith.index_cast"), std::string::npos) << ir;
 }
 
+TEST(Dsl, MinNumMaxNumDropNaN) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    Tensor w = k.tensor("w", DType::i32, {n});
+    launch(k, n);
+    Value i = k.threadId();
+    x(i) = minNum(maxNum(x(i), negInf()), 1.5);
+    w(i) = maxNum(minNum(w(i), 7), 0);
+  });
+  // Floats: the NaN-dropping ops (not maximumf / minimumf); integers: signed.
+  EXPECT_NE(ir.find("arith.maxnumf"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.minnumf"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("arith.maximumf"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("arith.minimumf"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.maxsi"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.minsi"), std::string::npos) << ir;
+}
+
 TEST(Dsl, VariablesLiveAtTheKernelEntry) {
   std::string ir = build([](Kernel &k) {
     Value n = k.size("n");

@@ -3,11 +3,12 @@
 // The small kernels of tests/codegen/ against host references: whole-row
 // vector stores (aligned tensors) and their element-by-element fallback
 // (a tensor one float off 16-byte alignment, ragged row counts), float
-// min/max, contraction on and off, and a reduceSum accumulating in place.
+// min/max (NaN kept, and dropped by minNum/maxNum), contraction on and off, and a reduceSum accumulating in place.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
 #include "codegen_minmax.h"
+#include "codegen_minmax_num.h"
 #include "codegen_mul_add.h"
 #include "codegen_mul_add_exact.h"
 #include "codegen_relu_dot.h"
@@ -82,6 +83,33 @@ TEST(FragmentCodegen, MinMaxStoresWholeRows) {
       EXPECT_EQ(wrong, 0);
       y.expectGuards(n * 64);
     }
+}
+
+TEST(FragmentCodegen, MinMaxNumDropNaN) {
+  for (int64_t n : {1, 100}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<float> x = randoms(n * 64);
+    for (int64_t i = 0; i < n * 64; i += 5)
+      x[i] = i % 2 ? -NAN : NAN;
+    x[1] = -INFINITY;
+    x[2] = INFINITY;
+    float c = 1.25f;
+    DeviceBuffer<float> dx(x), y(n * 64), z(n * 64);
+    y.fillWords(kPoison);
+    z.fillWords(kPoison);
+    minitile::kernels::codegen_minmax_num(n, dx.get(), y.get(), z.get(), c);
+    minitile::rt::synchronize();
+    std::vector<float> gy = y.download(), gz = z.download();
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n * 64; ++i) {
+      // fmax / fmin drop a NaN operand, as maxNum / minNum do.
+      float wantY = std::fmin(std::fmax(x[i], 0.0f), c), wantZ = std::fmax(x[i], -INFINITY);
+      if ((gy[i] != wantY || gz[i] != wantZ) && wrong++ < 5)
+        ADD_FAILURE() << "x[" << i << "] = " << x[i] << ": y = " << gy[i] << " (want " << wantY
+                      << "), z = " << gz[i] << " (want " << wantZ << ")";
+    }
+    EXPECT_EQ(wrong, 0);
+  }
 }
 
 TEST(FragmentCodegen, MulAddContractedAndNot) {

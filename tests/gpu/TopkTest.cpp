@@ -10,7 +10,9 @@
 //
 // Data: random normal values; a few values with many copies (both zeros
 // among them: -0 and +0 are equal); every entry equal; mostly -inf (rows
-// with fewer than k entries, and rows of none). Lengths 0 to 70,000, none a
+// with fewer than k entries, and rows of none); some NaN (counted as -inf);
+// values alike in their top 22 bits (the value's last bits, then the index,
+// decide). Lengths 0 to 70,000, none a
 // multiple of a block, and either side of each variant's register capacity
 // (threads x regs entries: rows up to it are read once into registers, longer
 // ones twice); k in {1, 64, 512, 1024, 2048}; windows random (empty and out
@@ -24,12 +26,14 @@
 #include "topk_overflow.h"
 #include "topk_r2.h"
 #include "topk_sorted.h"
-#include "topk_t256r16.h"
 #include "topk_t1024.h"
+#include "topk_t128r32.h"
+#include "topk_t512r8.h"
 #include "topk_ws.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -71,10 +75,13 @@ const Variant tiny{"topk 128 threads x 2 entries in registers, windows scores", 
                    false, false,
                    [](auto x, auto ks, auto ke, auto i, auto sc, auto, auto S, auto T,
                       auto K) { k::topk_r2(S, T, K, x, ks, ke, i, sc); }};
-const Variant r16{"topk 256 threads x 16 entries in registers, scores", false, true, false,
-                  false, [](auto x, auto, auto, auto i, auto sc, auto, auto S, auto T, auto K) {
-                    k::topk_t256r16(S, T, K, x, i, sc);
-                  }};
+const Variant r8{"topk 512 threads x 8 entries in registers, scores", false, true, false,
+                 false, [](auto x, auto, auto, auto i, auto sc, auto, auto S, auto T, auto K) {
+                   k::topk_t512r8(S, T, K, x, i, sc);
+                 }};
+const Variant r32{"topk 128 threads x 32 entries in registers, windows", true, false, false,
+                  false, [](auto x, auto ks, auto ke, auto i, auto, auto, auto S, auto T,
+                            auto K) { k::topk_t128r32(S, T, K, x, ks, ke, i); }};
 const Variant batched{"batched_topk windows scores", true, true, false, true,
                       [](auto x, auto ks, auto ke, auto i, auto sc, auto B, auto S, auto T,
                          auto K) { k::batched_topk_ws(S, T, K, B, x, ks, ke, i, sc); }};
@@ -82,7 +89,7 @@ const Variant batchedSorted{"batched_topk sorted scores", false, true, true, tru
                             [](auto x, auto, auto, auto i, auto sc, auto B, auto S, auto T,
                                auto K) { k::batched_topk_sorted(S, T, K, B, x, i, sc); }};
 
-enum class Data { normal, fewValues, allEqual, mostlyNegInf };
+enum class Data { normal, fewValues, allEqual, mostlyNegInf, someNaN, closeValues };
 enum class Windows { random, causal };
 
 const char *name(Data d) {
@@ -91,6 +98,8 @@ const char *name(Data d) {
   case Data::fewValues: return "few values";
   case Data::allEqual: return "all equal";
   case Data::mostlyNegInf: return "mostly -inf";
+  case Data::someNaN: return "some NaN";
+  case Data::closeValues: return "close values";
   }
   return "?";
 }
@@ -120,6 +129,15 @@ std::vector<float> makeLogits(const Case &c, int64_t B) {
     case Data::fewValues: x[i] = few[pick(rng())]; break;
     case Data::allEqual: x[i] = 1.25f; break;
     case Data::mostlyNegInf: x[i] = u(rng()) < 0.85f ? -INFINITY : normal(rng()); break;
+    case Data::someNaN:
+      x[i] = u(rng()) < 0.1f ? (u(rng()) < 0.5f ? NAN : -NAN) : normal(rng());
+      break;
+    case Data::closeValues: {
+      // +-(1 + m 2^-23), m < 4096: equal in their top 22 bits, many equal.
+      uint32_t b = 0x3F800000u + uint32_t(u(rng()) * 4096) % 4096;
+      b |= u(rng()) < 0.5f ? 0x80000000u : 0;
+      std::memcpy(&x[i], &b, 4);
+    } break;
     }
   }
   // Some rows hold no entry > -inf at all.
@@ -269,6 +287,27 @@ TEST(TopK, FewerThanKEntries) {
     }
 }
 
+TEST(TopK, NaNCountsAsNegInf) {
+  for (int64_t K : kKs)
+    for (int64_t T : {63, 4096, 4099, 12345}) {
+      run(plain, {1, rowsFor(T), T, K, Data::someNaN});
+      run(windowed, {1, rowsFor(T), T, K, Data::someNaN, Windows::causal});
+      run(sorted, {1, rowsFor(T), T, K, Data::someNaN, Windows::random});
+    }
+}
+
+TEST(TopK, ValuesAlikeInTheirTopBits) {
+  // The first two digits (22 bits) leave many keys alike: the value's last
+  // 10 bits, then index digits, decide.
+  for (int64_t K : kKs)
+    for (int64_t T : {1025, 4096, 4099, 40961}) {
+      run(plain, {1, rowsFor(T), T, K, Data::closeValues});
+      run(windowed, {1, rowsFor(T), T, K, Data::closeValues, Windows::causal});
+      run(r32, {1, rowsFor(T), T, K, Data::closeValues, Windows::random});
+      run(sorted, {1, rowsFor(T), T, K, Data::closeValues, Windows::random});
+    }
+}
+
 TEST(TopK, Sorted) {
   for (int64_t K : kKs)
     for (int64_t T : {0, 7, 1025, 4096, 4099, 69997})
@@ -293,11 +332,14 @@ TEST(TopK, RowsInRegistersAndBeyond) {
         run(tiny, {1, rowsFor(T), T, K, d, Windows::random});
         run(tiny, {1, rowsFor(T), T, K, d, Windows::causal});
       }
-  // 4096 entries in registers on 256 threads.
+  // 4096 entries in registers on 512 threads and on 128.
   for (int64_t K : kKs)
     for (int64_t T : {1, 513, 2049, 4095, 4096, 4097, 12345})
-      for (Data d : {Data::normal, Data::fewValues, Data::allEqual, Data::mostlyNegInf})
-        run(r16, {1, rowsFor(T), T, K, d});
+      for (Data d : {Data::normal, Data::fewValues, Data::allEqual, Data::mostlyNegInf}) {
+        run(r8, {1, rowsFor(T), T, K, d});
+        run(r32, {1, rowsFor(T), T, K, d, Windows::random});
+        run(r32, {1, rowsFor(T), T, K, d, Windows::causal});
+      }
 }
 
 TEST(TopK, AThousandThreadsPerRow) {

@@ -189,6 +189,13 @@ Value operator>>(Arg a, Arg b);
 /// (FMNMX), not a compare and select. For integers, signed order.
 Value min(Arg a, Arg b);
 Value max(Arg a, Arg b);
+/// IEEE 754-2008 minNum / maxNum: like min / max, except that a NaN
+/// operand is dropped -- the result is the other operand (NaN only if both
+/// are NaN): maxNum(x, -inf) is x with NaN made -inf. Either zero may come
+/// out of -0.0 and +0.0. One PTX min.f32 / max.f32 (FMNMX). For integers,
+/// the same as min / max.
+Value minNum(Arg a, Arg b);
+Value maxNum(Arg a, Arg b);
 /// min(max(v, lo), hi).
 Value clamp(Arg v, Arg lo, Arg hi);
 /// ceil(a / b) for integers, b > 0.
