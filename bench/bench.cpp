@@ -38,8 +38,9 @@
 #include "topk_t128r32.h"
 #include "topk_t256r16b5.h"
 #include "topk_t512r8.h"
-#include "topk_u8.h"
+#include "topk_u4.h"
 #include "topk_v1.h"
+#include "topk_v30.h"
 #include "topk_windows.h"
 #include "topk_windows_t1024r16.h"
 #include "topk_windows_nohalf.h"
@@ -226,13 +227,14 @@ void benchTopkFullRows(double copyRate) {
   struct {
     const char *name;
     TopkFn fn;
-  } variants[] = {{"topk (shipped, 256x16)", minitile::kernels::topk},
+  } variants[] = {{"topk (shipped, v3.1)", minitile::kernels::topk},
+                  {"v3.0 (thread order, u4)", minitile::kernels::topk_v30},
                   {"v1: 256 thr, regs=0", minitile::kernels::topk_v1},
                   {"512 thr x regs=8", minitile::kernels::topk_t512r8},
                   {"128 thr x regs=32", minitile::kernels::topk_t128r32},
                   {"256 x 16, 5 blocks/SM", minitile::kernels::topk_t256r16b5},
                   {"1024 thr x regs=4", minitile::kernels::topk_t1024r4},
-                  {"unroll=8", minitile::kernels::topk_u8},
+                  {"v3.1, unroll=4", minitile::kernels::topk_u4},
                   {"sorted", nullptr}};
   for (auto [S, T, K, all] : {std::tuple<int64_t, int64_t, int64_t, bool>{16384, 4096, 512, true},
                               {16384, 4096, 2048, true},
@@ -242,7 +244,7 @@ void benchTopkFullRows(double copyRate) {
     DeviceBuffer<int32_t> indices(S * K);
     for (auto &v : variants) {
       if (!all && v.fn != minitile::kernels::topk && v.fn != minitile::kernels::topk_v1 &&
-          v.fn != minitile::kernels::topk_u8)
+          v.fn != minitile::kernels::topk_u4 && v.fn != minitile::kernels::topk_v30)
         continue;
       double ms = medianMs([&] {
         if (v.fn)

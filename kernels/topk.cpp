@@ -39,8 +39,11 @@
 // second digit and ~5 for the output (docs/PERF.md, topk v3): counts go to
 // a spare bin instead of being predicated, warp 0 alone searches the bins
 // (over per-thread sums), and each thread writes its outputs from a bit
-// mask at places one atomic add per warp gives. Rows that fit in half the
-// registers take a copy of the path that sweeps only those.
+// mask at places one atomic add per warp gives (where more than a quarter
+// of the row is out, a register at a time, a warp's writes adjacent; ~15
+// instructions an entry, v3.1). Rows that fit in half the registers take a
+// copy of the path that sweeps only those. Longer rows load 8 entries a
+// thread at a time where 40 registers allow it.
 //
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
@@ -57,8 +60,9 @@ template <bool Batched> struct TopK : Generator {
   Param<int> candidates{"candidates", 2048, 256, 16384,
                         "keys of the first digit's bin kept in shared memory "
                         "(more go back to the row)"};
-  Param<int> unroll{"unroll", 4, 1, 16,
-                    "row entries each thread loads at once (rows longer than regs x threads)"};
+  Param<int> unroll{"unroll", 0, 0, 16,
+                    "row entries each thread loads at once (rows longer than regs x threads; "
+                    "0: 8 where a thread gets at least 40 registers, else 4)"};
   Param<int> regs{"regs", 16, 0, 64,
                   "row entries each thread holds in registers: a row of at most regs x "
                   "threads entries is read once, all loads at once, and selected from "
@@ -76,6 +80,10 @@ template <bool Batched> struct TopK : Generator {
   Param<bool> withScores{"scores", false, "also write the scores"};
   Param<bool> sorted{"sorted", false, "descending scores, ties by ascending index"};
   Param<int> maxK{"max_k", 2048, 1, 8192, "the largest k with sorted output"};
+  Param<bool> warpOrder{"warp_order", true,
+                        "where more than a quarter of a row in registers is out, a warp's "
+                        "writes of one register go to adjacent places (false: each thread's "
+                        "outputs adjacent, v3's order; 8 words between lanes at 256 x 16)"};
 
   static constexpr int kBins = 2048, kDigit = 11;
   static constexpr int32_t kLeast = INT32_MIN + 0x800000;
@@ -112,6 +120,12 @@ template <bool Batched> struct TopK : Generator {
     // blocks, 128 x 32 get 72 and 7 blocks, no spills.
     const int perThread = regs <= 16 ? std::max(32, regs.get() + 24) : 2 * regs.get() + 8;
     const int64_t byRegisters = regs ? 65536 / (NT * perThread) : 1536 / NT;
+    // Loads in flight on the two-read path: 8 a thread fit in 40 registers
+    // (256 x 16: 783 -> 701 us at S_kv = 65536, 798 -> 670 at 262144), not
+    // in 32 (512 x 8 spilled), nor at blocks_per_sm = 5 (48 registers, 24
+    // bytes spilled): 4 there.
+    const int U = unroll ? unroll.get()
+                         : (regs && !blocksPerSM.get() && perThread >= 40 ? 8 : 4);
     k.minBlocksPerSM(blocksPerSM ? int(blocksPerSM)
                                  : int(std::clamp<int64_t>(std::min(byRegisters, fit), 1, 32)));
     k.grid(S, Batched ? Arg(B) : Arg(1));
@@ -183,21 +197,21 @@ template <bool Batched> struct TopK : Generator {
       });
     };
 
-    // The row, `unroll` entries per thread at a time (loads first, all lanes
+    // The row, U entries per thread at a time (loads first, all lanes
     // of a warp through the same iterations): body(valid, t, v), v = -inf
     // past the end.
     auto forEachInRow = [&](const std::function<void(Value, Value, Value)> &body) {
       k.serial(lo, hi, [&](Value base) {
         std::vector<Value> ts, vs;
-        for (int u = 0; u < unroll; ++u) {
+        for (int u = 0; u < U; ++u) {
           ts.push_back(base + u * NT + tid);
           Var v = k.var(negInf());
           k.if_(ts.back() < hi, [&] { v = row(ts.back()); });
           vs.push_back(v);
         }
-        for (int u = 0; u < unroll; ++u)
+        for (int u = 0; u < U; ++u)
           body(vs[u] > negInf(), ts[u], vs[u]);
-      }, NT * unroll.get());
+      }, NT * U);
     };
     // The kept keys: body(valid, key).
     auto forEachKept = [&](const std::function<void(Value, Value)> &body) {
@@ -482,18 +496,19 @@ template <bool Batched> struct TopK : Generator {
       //    key equal to thetaHi). A thread marks its keys out in a bit mask
       //    and takes places for them by an atomic add of its count (one a
       //    warp, after ptxas). Then a loop over the mask's bits (as many
-      //    turns as the warp's most out keys in one thread), or a predicated
-      //    write per register (scores read again).
+      //    turns as the warp's most out keys in one thread), or, where more
+      //    is out, a predicated write per register at places in warp order
+      //    (a ballot a register; scores read again).
       const DType maskType = R <= 32 ? DType::i32 : DType::i64;
       auto sweep = [&](const std::function<Value(int)> &isOut, bool byLoop) {
-        Value m = constant(0, maskType);
-        for (int u = 0; u < R; ++u)
-          m = select(isOut(u), m | (int64_t(1) << u), m);
-        // ptxas turns the warp's adds to one word into one atomic add and
-        // a scan (by predicated shuffles) of the lanes' counts.
-        Value first = atomicAdd(counts(0), cast(popcount(m), DType::i32));
         Value t0 = cast(lo + tid, DType::i32);
         if (byLoop) {
+          Value m = constant(0, maskType);
+          for (int u = 0; u < R; ++u)
+            m = select(isOut(u), m | (int64_t(1) << u), m);
+          // ptxas turns the warp's adds to one word into one atomic add and
+          // a scan (by predicated shuffles) of the lanes' counts.
+          Value first = atomicAdd(counts(0), cast(popcount(m), DType::i32));
           Var bitsLeft = k.var(m), j = k.var(DType::i32, 0);
           k.while_([&] { return bitsLeft != 0; }, [&] {
             Value u = cast(countTrailingZeros(bitsLeft), DType::i32);
@@ -503,9 +518,54 @@ template <bool Batched> struct TopK : Generator {
           });
           return;
         }
-        Var slot = k.var(first);
+        if (!warpOrder.get()) {
+          // v3: each thread's places adjacent, from one atomic add a warp.
+          Value m = constant(0, maskType);
+          for (int u = 0; u < R; ++u)
+            m = select(isOut(u), m | (int64_t(1) << u), m);
+          Var slot = k.var(atomicAdd(counts(0), cast(popcount(m), DType::i32)));
+          for (int u = 0; u < R; ++u) {
+            Value out = (m & (int64_t(1) << u)) != 0;
+            k.if_(out, [&] {
+              Value t = t0 + u * NT;
+              if (sorted) {
+                sortBuf(slot) = (cast(keys[u] ^ INT32_MIN, DType::i64) << 32) |
+                                cast(cast(T - 1, DType::i32) - t, DType::i64);
+              } else {
+                outIndex(slot) = t;
+                if (withScores)
+                  outScore(slot) = row(lo + u * NT + tid);
+              }
+            });
+            slot = slot + select(out, constant(1, DType::i32), 0);
+          }
+          return;
+        }
+        // By register, the warp's places in lane order: register u's out
+        // keys of the warp (a ballot) take the next popcount(ballot) places,
+        // lane l the one after those of the lanes below it, so a warp's
+        // writes of one register are adjacent words. (A thread's own places
+        // in a row, as the loop takes them, are ~8 words apart from the next
+        // lane's at k = n / 2 on 256 x 16: each write touched as many
+        // sectors as lanes, and k = 2048 took 283 us against 125 at 512.)
+        // The warp's places: the sum of its lanes' counts, added once by
+        // lane 0. (Each lane's out keys go to a bit mask first, so the keys
+        // die before the writes: the ballots and their counts kept beside
+        // them spilled with scores.)
+        Value m = constant(0, maskType);
+        for (int u = 0; u < R; ++u)
+          m = select(isOut(u), m | (int64_t(1) << u), m);
+        Value total = cast(popcount(m), DType::i32);
+        for (int d = 16; d >= 1; d /= 2)
+          total = total + warpShuffleXor(total, d);
+        Value below = (constant(1, DType::i32) << lane32) - 1;
+        Var warpFirst = k.var(DType::i32, 0);
+        k.if_(lane32 == 0, [&] { warpFirst = atomicAdd(counts(0), total); });
+        Var base = k.var(warpShuffle(warpFirst, 0));
         for (int u = 0; u < R; ++u) {
           Value out = (m & (int64_t(1) << u)) != 0;
+          Value ballot = warpBallot(out);
+          Value slot = base + cast(popcount(ballot & below), DType::i32);
           k.if_(out, [&] {
             Value t = t0 + u * NT;
             if (sorted) {
@@ -519,7 +579,7 @@ template <bool Batched> struct TopK : Generator {
                 outScore(slot) = row(lo + u * NT + tid);
             }
           });
-          slot = slot + select(out, constant(1, DType::i32), 0);
+          base = base + cast(popcount(ballot), DType::i32);
         }
       };
       // Indices alone: the loop where at most a quarter of the row is out
