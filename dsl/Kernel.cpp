@@ -788,11 +788,17 @@ void Kernel::while_(const std::function<Value()> &cond,
 
 void Kernel::barrier(SourceLoc loc) {
   KernelState &k = checked(id_, loc);
-  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
-    if (llvm::isa<tile::ParallelOp, tile::PipelinedOp>(p))
+  // A pipelined loop of one group (a prefetching persistent loop, say) runs
+  // every iteration on every compute thread: a barrier there is fine.
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp()) {
+    auto pipelined = llvm::dyn_cast<tile::PipelinedOp>(p);
+    if (llvm::isa<tile::ParallelOp>(p) || (pipelined && pipelined.getGroups() != 1))
       throw Error(loc, std::string("barrier() inside a ") +
-                           (llvm::isa<tile::ParallelOp>(p) ? "parallel()" : "pipelined()") +
-                           " loop: its threads do not all run the same iterations");
+                           (pipelined ? "pipelined() loop of " +
+                                            std::to_string(pipelined.getGroups()) + " groups"
+                                      : std::string("parallel() loop")) +
+                           ": its threads do not all run the same iterations");
+  }
   tile::BarrierOp::create(k.b, k.loc(loc));
 }
 

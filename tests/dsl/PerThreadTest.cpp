@@ -278,6 +278,31 @@ TEST(DslPerThreadMisuse, BarrierInsideParallel) {
   });
 }
 
+TEST(DslPerThreadMisuse, BarrierInsideAPipelinedLoopOfTwoGroups) {
+  unsigned line = 0;
+  expectDslError(line, "barrier() inside a pipelined() loop of 2 groups: its threads do not "
+                       "all run the same iterations",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   k.threads(256);
+                   k.grid(1);
+                   k.pipelined(0, n, [&](Value) {
+                     line = __LINE__ + 1;
+                     k.barrier();
+                   }, {.stages = 2, .groups = 2});
+                 });
+}
+
+TEST(DslPerThread, BarrierInsideAPipelinedLoopOfOneGroup) {
+  // Every compute thread runs each iteration: the barrier stands.
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    k.threads(128);
+    k.persistent(n, [&](Value) { k.barrier(); }, {.prefetch = true});
+  });
+  EXPECT_NE(ir.find("tile.barrier"), std::string::npos) << ir;
+}
+
 TEST(DslPerThreadMisuse, WhileConditionThatIsNotABool) {
   unsigned line = 0;
   expectDslError(line, "the condition of while_() is a bool, not index", [&](Kernel &k) {

@@ -471,8 +471,8 @@ public:
               SourceLoc loc = SourceLoc::current());
   /// Waits until every thread of the block has reached it: shared-memory
   /// writes before it are seen by reads after it. Every thread of the block
-  /// must reach it, so not inside parallel() or pipelined(), nor where the
-  /// threads' branches or trip counts differ.
+  /// must reach it, so not inside parallel() or a pipelined() loop of more
+  /// than one group, nor where the threads' branches or trip counts differ.
   void barrier(SourceLoc loc = SourceLoc::current());
   /// A loop over [lo, hi) by 1 whose body starts by copying global boxes
   /// into shared tiles it allocates; the copies of later iterations run
