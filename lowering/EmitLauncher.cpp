@@ -17,6 +17,20 @@
 
 namespace minitile {
 
+std::string cppStringLiteral(llvm::StringRef s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      r += '\\';
+    if (c == '\n') {
+      r += "\\n";
+      continue;
+    }
+    r += c;
+  }
+  return r + "\"";
+}
+
 using namespace mlir;
 
 namespace {
@@ -100,19 +114,6 @@ private:
     os_ << "  const " << cppType(v.getType()) << " " << n << " = " << expr << ";\n";
     return n;
   }
-  std::string quoted(StringRef s) {
-    std::string r = "\"";
-    for (char c : s) {
-      if (c == '"' || c == '\\')
-        r += '\\';
-      if (c == '\n') {
-        r += "\\n";
-        continue;
-      }
-      r += c;
-    }
-    return r + "\"";
-  }
   bool writeOp(Operation &op, tile::KernelOp kernel, std::string &error);
   /// Reports `op`, which C++ on int64_t cannot compute, at its DSL line.
   bool cannotCompute(Operation &op, std::string &error) {
@@ -142,7 +143,7 @@ bool HostWriter::write(tile::KernelOp kernel, const LauncherOptions &options,
         << ", ";
   }
   os_ << "CUstream stream) {\n"
-      << "  static const char *const kKernel = " << quoted(kname) << ";\n";
+      << "  static const char *const kKernel = " << cppStringLiteral(kname) << ";\n";
   // Tensors are used by name; sizes and scalars through plain values.
   for (unsigned i = 0, e = host_.getNumArguments(); i < e; ++i) {
     Value arg = host_.getArgument(i);
@@ -167,7 +168,7 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
     return define(op.getResult(0), std::string("minitile::rt::") + fn + "(" +
                                        name(op.getOperand(0)) + ", " +
                                        name(op.getOperand(1)) + ", kKernel, " +
-                                       quoted(where(op.getLoc())) + ")");
+                                       cppStringLiteral(where(op.getLoc())) + ")");
   };
   auto bin = [&](const char *sym) {
     return define(op.getResult(0), "(" + name(op.getOperand(0)) + " " + sym + " " +
@@ -242,11 +243,11 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
       .Case([&](tile::HostCheckOp c) {
         os_ << "  if (!" << name(c.getCondition())
             << ") throw minitile::rt::Error(std::string(kKernel) + \": \" + "
-            << quoted(c.getMessage()) << ");\n";
+            << cppStringLiteral(c.getMessage()) << ");\n";
         return true;
       })
       .Case([&](tile::CheckPtrOp c) {
-        os_ << "  minitile::rt::checkPointer(kKernel, " << quoted(name(c.getPtr()))
+        os_ << "  minitile::rt::checkPointer(kKernel, " << cppStringLiteral(name(c.getPtr()))
             << ", " << name(c.getPtr()) << ", " << name(c.getNumel()) << ", "
             << c.getAlign() << ");\n";
         return true;
@@ -269,7 +270,7 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         list("box", m.getBox());
         Type element = llvm::cast<tile::PtrType>(m.getBase().getType()).getElementType();
         const char *type = tensorMapType(element);
-        define(m, "minitile::rt::tensorMap(kKernel, " + quoted(m.getTensor()) + ", " +
+        define(m, "minitile::rt::tensorMap(kKernel, " + cppStringLiteral(m.getTensor()) + ", " +
                       name(m.getBase()) + ", " + name(m.getOffset()) +
                       ", CU_TENSOR_MAP_DATA_TYPE_" + type + ", " +
                       std::to_string(tile::elementBytes(element)) + ", " +

@@ -16,6 +16,9 @@ struct TensorAccess {
 /// Keyed by "launcher/argument".
 using TensorAccessMap = std::map<std::string, TensorAccess>;
 
+/// `s` as a C++ string literal: quotes, backslashes escaped, newlines as \n.
+std::string cppStringLiteral(llvm::StringRef s);
+
 /// For every tensor argument of every tile.host in `module`, as the DSL
 /// built it (before the tile passes turn copies into TMA descriptors):
 /// whether its kernel reads it, writes it, or both. A use the analysis does

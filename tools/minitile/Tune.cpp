@@ -181,20 +181,6 @@ bool canonical(const std::string &kernel, const std::string &name, const std::st
 // tune_main.cpp
 //===----------------------------------------------------------------------===//
 
-std::string quote(const std::string &s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      r += '\\';
-    if (c == '\n') {
-      r += "\\n";
-      continue;
-    }
-    r += c;
-  }
-  return r + "\"";
-}
-
 std::string cppDouble(double v) {
   if (std::isnan(v))
     return "std::numeric_limits<double>::quiet_NaN()";
@@ -303,9 +289,10 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
   }
 
   s += "\nminitile::tune::Spec spec() {\n  using namespace minitile::tune;\n  Spec s;\n"
-       "  s.kernel = " + quote(request.kernel) + ";\n  s.arch = " + quote(request.arch) +
-       ";\n  s.key = " + quote(key) + ";\n  s.command = " + quote(request.commandLine) +
-       ";\n  s.arguments = {\n";
+       "  s.kernel = " + cppStringLiteral(request.kernel) +
+       ";\n  s.arch = " + cppStringLiteral(request.arch) +
+       ";\n  s.key = " + cppStringLiteral(key) +
+       ";\n  s.command = " + cppStringLiteral(request.commandLine) + ";\n  s.arguments = {\n";
   std::map<std::string, int> sizeIndex;
   for (unsigned i = 0; i < args.size(); ++i)
     if (args[i].kind == LauncherArgument::Kind::size)
@@ -314,7 +301,7 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
     const char *kind = a.kind == LauncherArgument::Kind::size     ? "size"
                        : a.kind == LauncherArgument::Kind::scalar ? "scalar"
                                                                   : "tensor";
-    s += "      {Argument::Kind::" + std::string(kind) + ", " + quote(a.name) +
+    s += "      {Argument::Kind::" + std::string(kind) + ", " + cppStringLiteral(a.name) +
          ", Elem::" + elems().at(a.type) + ", {";
     for (size_t d = 0; d < a.shape.size(); ++d) {
       auto it = sizeIndex.find(a.shape[d]);
@@ -338,7 +325,7 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
   }
   s += "  };\n  s.shapes = {\n";
   for (const ShapeValues &sh : shapes) {
-    s += "      {" + quote(sh.name) + ", {";
+    s += "      {" + cppStringLiteral(sh.name) + ", {";
     for (size_t i = 0; i < sh.values.size(); ++i)
       s += std::string(i ? ", " : "") + "{" + std::to_string(sh.values[i].first) + ", " +
            cppDouble(sh.values[i].second) + "}";
@@ -347,7 +334,7 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
   s += "  };\n  s.points = {\n";
   for (const CompiledPoint &p : points) {
     std::string n = std::to_string(p.index);
-    s += "      {" + quote(p.params) + ", " + (p.sameAs < 0 ? "launch" + n : "nullptr") +
+    s += "      {" + cppStringLiteral(p.params) + ", " + (p.sameAs < 0 ? "launch" + n : "nullptr") +
          ", " + std::to_string(p.sameAs) + "},\n";
   }
   s += "  };\n  return s;\n}\n\n} // namespace\n\n"
