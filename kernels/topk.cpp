@@ -502,10 +502,25 @@ template <bool Batched> struct TopK : Generator {
       const DType maskType = R <= 32 ? DType::i32 : DType::i64;
       auto sweep = [&](const std::function<Value(int)> &isOut, bool byLoop) {
         Value t0 = cast(lo + tid, DType::i32);
+        // The thread's out keys, bit u for register u.
+        Value m = constant(0, maskType);
+        for (int u = 0; u < R; ++u)
+          m = select(isOut(u), m | (int64_t(1) << u), m);
+        // Register u's entry (or its sort key) and score at place `slot`.
+        auto place = [&](Value slot, int u) {
+          Value t = t0 + u * NT;
+          if (sorted) {
+            sortBuf(slot) = (cast(keys[u] ^ INT32_MIN, DType::i64) << 32) |
+                            cast(cast(T - 1, DType::i32) - t, DType::i64);
+          } else {
+            outIndex(slot) = t;
+            // Read again (from L2): the compiler would otherwise keep the
+            // loaded values beside the keys, in twice the registers.
+            if (withScores)
+              outScore(slot) = row(lo + u * NT + tid);
+          }
+        };
         if (byLoop) {
-          Value m = constant(0, maskType);
-          for (int u = 0; u < R; ++u)
-            m = select(isOut(u), m | (int64_t(1) << u), m);
           // ptxas turns the warp's adds to one word into one atomic add and
           // a scan (by predicated shuffles) of the lanes' counts.
           Value first = atomicAdd(counts(0), cast(popcount(m), DType::i32));
@@ -520,23 +535,10 @@ template <bool Batched> struct TopK : Generator {
         }
         if (!warpOrder.get()) {
           // v3: each thread's places adjacent, from one atomic add a warp.
-          Value m = constant(0, maskType);
-          for (int u = 0; u < R; ++u)
-            m = select(isOut(u), m | (int64_t(1) << u), m);
           Var slot = k.var(atomicAdd(counts(0), cast(popcount(m), DType::i32)));
           for (int u = 0; u < R; ++u) {
             Value out = (m & (int64_t(1) << u)) != 0;
-            k.if_(out, [&] {
-              Value t = t0 + u * NT;
-              if (sorted) {
-                sortBuf(slot) = (cast(keys[u] ^ INT32_MIN, DType::i64) << 32) |
-                                cast(cast(T - 1, DType::i32) - t, DType::i64);
-              } else {
-                outIndex(slot) = t;
-                if (withScores)
-                  outScore(slot) = row(lo + u * NT + tid);
-              }
-            });
+            k.if_(out, [&] { place(slot, u); });
             slot = slot + select(out, constant(1, DType::i32), 0);
           }
           return;
@@ -552,9 +554,6 @@ template <bool Batched> struct TopK : Generator {
         // lane 0. (Each lane's out keys go to a bit mask first, so the keys
         // die before the writes: the ballots and their counts kept beside
         // them spilled with scores.)
-        Value m = constant(0, maskType);
-        for (int u = 0; u < R; ++u)
-          m = select(isOut(u), m | (int64_t(1) << u), m);
         Value total = cast(popcount(m), DType::i32);
         for (int d = 16; d >= 1; d /= 2)
           total = total + warpShuffleXor(total, d);
@@ -566,19 +565,7 @@ template <bool Batched> struct TopK : Generator {
           Value out = (m & (int64_t(1) << u)) != 0;
           Value ballot = warpBallot(out);
           Value slot = base + cast(popcount(ballot & below), DType::i32);
-          k.if_(out, [&] {
-            Value t = t0 + u * NT;
-            if (sorted) {
-              sortBuf(slot) = (cast(keys[u] ^ INT32_MIN, DType::i64) << 32) |
-                              cast(cast(T - 1, DType::i32) - t, DType::i64);
-            } else {
-              outIndex(slot) = t;
-              // Read again (from L2): the compiler would otherwise keep the
-              // loaded values beside the keys, in twice the registers.
-              if (withScores)
-                outScore(slot) = row(lo + u * NT + tid);
-            }
-          });
+          k.if_(out, [&] { place(slot, u); });
           base = base + cast(popcount(ballot), DType::i32);
         }
       };
