@@ -88,33 +88,29 @@ struct Problem {
 
   bool inWindow(int64_t s, int64_t t) const { return t >= ks[s] && t < ke[s]; }
 
-  /// logits[b, s, t] in fp64.
-  double reference(int64_t b, int64_t s, int64_t t) const {
-    double sum = 0;
+  /// logits[b, s, t] in fp64, and the scale of its rounding: sum_h sum_d
+  /// |q k| |w|, which does not cancel the way the logit can (to near 0 over
+  /// a window of one entry, where an error relative to the logit alone means
+  /// nothing).
+  struct Logit {
+    double value = 0, magnitude = 0;
+  };
+  Logit reference(int64_t b, int64_t s, int64_t t) const {
+    Logit r;
     for (int64_t h = 0; h < H; ++h) {
       const bf16 *qr = &q[((s * B + b) * H + h) * D];
       const bf16 *kr = &kv[(t * B + b) * D];
-      double dot = 0;
-      for (int64_t d = 0; d < D; ++d)
-        dot += double(qr[d].toFloat()) * kr[d].toFloat();
-      sum += std::max(dot, 0.0) * w[(s * B + b) * H + h];
+      double dot = 0, abs = 0;
+      for (int64_t d = 0; d < D; ++d) {
+        double term = double(qr[d].toFloat()) * kr[d].toFloat();
+        dot += term;
+        abs += std::abs(term);
+      }
+      double wh = w[(s * B + b) * H + h];
+      r.value += std::max(dot, 0.0) * wh;
+      r.magnitude += abs * std::abs(wh);
     }
-    return sum;
-  }
-  /// The scale of the rounding in reference(): sum_h sum_d |q k| |w|, which
-  /// does not cancel the way the logit can (to near 0 over a window of one
-  /// entry, where an error relative to the logit alone means nothing).
-  double magnitude(int64_t b, int64_t s, int64_t t) const {
-    double sum = 0;
-    for (int64_t h = 0; h < H; ++h) {
-      const bf16 *qr = &q[((s * B + b) * H + h) * D];
-      const bf16 *kr = &kv[(t * B + b) * D];
-      double dot = 0;
-      for (int64_t d = 0; d < D; ++d)
-        dot += std::abs(double(qr[d].toFloat()) * kr[d].toFloat());
-      sum += dot * std::abs(w[(s * B + b) * H + h]);
-    }
-    return sum;
+    return r;
   }
 };
 
@@ -168,9 +164,8 @@ void check(const Problem &p, const std::vector<float> &out, bool windowOnly) {
           for (int64_t t = std::max<int64_t>(0, p.ks[rows[i]]);
                t < std::min<int64_t>(p.T, p.ke[rows[i]]); ++t) {
             int64_t s = rows[i];
-            double ref = p.reference(b, s, t);
+            auto [ref, m] = p.reference(b, s, t);
             double got = out[(b * p.S + s) * p.T + t];
-            double m = p.magnitude(b, s, t);
             err[k] += (got - ref) * (got - ref);
             norm[k] += ref * ref;
             scale[k] += m * m;
