@@ -309,11 +309,12 @@ void benchBatched(int64_t S, int64_t B) {
   DeviceBuffer<float> w(hw), logits(B * S * T);
   DeviceBuffer<int32_t> ks(S), ke(S);
   minitile::kernels::make_causal_cu_seqlens(S, T, 4, ks.get(), ke.get());
-  // The single launches read batch b's own copies (the batched layout
-  // interleaves batches: q [S, B, H, D]), as an application calling the
-  // single kernel per sequence holds them.
-  DeviceBuffer<bf16> q1(S * H * D), kv1(T * D);
-  DeviceBuffer<float> w1(S * H);
+  // The single launches read a sequence of their own, laid out as the single
+  // kernel takes it (the batched layout interleaves batches: q [S, B, H,
+  // D]), as an application calling it per sequence holds them; random too.
+  DeviceBuffer<bf16> q1(std::vector<bf16>(hq.begin(), hq.begin() + S * H * D)),
+      kv1(std::vector<bf16>(hkv.begin(), hkv.begin() + T * D));
+  DeviceBuffer<float> w1(std::vector<float>(hw.begin(), hw.begin() + S * H));
   struct {
     const char *name;
     BatchedFn fn;
