@@ -596,6 +596,29 @@ void LoadTileOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+LogicalResult SharedLoadTileOp::verify() {
+  SharedType tile = getTile().getType();
+  RankedTensorType frag = getResult().getType();
+  int64_t rank = tile.getShape().size();
+  if (int64_t(getIndices().size()) != rank)
+    return emitOpError("indexes a rank-") << rank << " shared tile with "
+                                          << getIndices().size() << " indices";
+  if (frag.getRank() != rank)
+    return emitOpError("a rank-") << frag.getRank() << " fragment and a rank-" << rank
+                                  << " shared tile";
+  if (frag.getElementType() != tile.getElementType())
+    return emitOpError("the fragment holds ") << frag.getElementType()
+                                              << " but the shared tile holds "
+                                              << tile.getElementType();
+  return success();
+}
+
+void SharedLoadTileOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getTileMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
 LogicalResult StoreTileOp::verify() {
   if (failed(verifyTileAccess(*this, getDest().getType(), getIndices(),
                               getValue().getType())))

@@ -881,6 +881,34 @@ def Tile_LoadTileOp : Tile_Op<"load_tile", [Tile_InKernel,
   let hasVerifier = 1;
 }
 
+def Tile_SharedLoadTileOp : Tile_Op<"shared_load_tile", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "reads a box of a shared tile into a fragment";
+  let description = [{
+    As `tile.load_tile`, from a shared tile: the fragment's shape is the box
+    at the indices; elements outside the tile read as `padding`. The threads
+    read what the block wrote before its last barrier, or what a copy into
+    the tile brought (a pipelined loop's copies are there when its body
+    starts).
+
+    ```mlir
+    tile.kernel @shared_load_tile(%i: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %w = tile.alloc_shared : !tile.shared<4x64xf32>
+      %rows = tile.shared_load_tile %w[%i, %c0] : !tile.shared<4x64xf32> -> tensor<2x64xf32>
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Tile_AnyShared:$tile, Variadic<Index>:$indices,
+                       DefaultValuedAttr<F64Attr, "0.0">:$padding);
+  let results = (outs Tile_Fragment:$result);
+  let assemblyFormat = [{
+    $tile `[` $indices `]` attr-dict `:` type($tile) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_StoreTileOp : Tile_Op<"store_tile", [Tile_InKernel, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "writes a fragment to a box of a global tensor";

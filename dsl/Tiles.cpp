@@ -336,6 +336,24 @@ Value loadTile(const Tensor &t, std::vector<Arg> origin, std::vector<int64_t> sh
   return Access::make(&k, op.getResult());
 }
 
+Value loadTile(const Shared &s, std::vector<Arg> origin, std::vector<int64_t> shape,
+               double padding, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfShared(s), loc);
+  int rank = static_cast<int>(s.shape().size());
+  if (static_cast<int>(origin.size()) != rank)
+    throw Error(loc, "loadTile(): " + std::to_string(origin.size()) +
+                         " origin indices for a shared tile of " + shapeText(s.shape()));
+  if (static_cast<int>(shape.size()) != rank)
+    throw Error(loc, "loadTile(): a box of " + shapeText(shape) + " from a shared tile of " +
+                         shapeText(s.shape()));
+  checkFragmentShape(shape, loc, "loadTile()");
+  auto indices = indexValues(k, origin, "loadTile()");
+  auto type = mlir::RankedTensorType::get(shape, k.type(s.dtype()));
+  auto op = tile::SharedLoadTileOp::create(k.b, k.loc(loc), type, sharedValue(s), indices,
+                                           k.b.getF64FloatAttr(padding));
+  return Access::make(&k, op.getResult());
+}
+
 void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, SourceLoc loc) {
   KernelState &k = detail::checked(Access::kernelOfTensor(t), loc);
   checkOrigin(t, origin, loc, "storeTile()");

@@ -149,9 +149,11 @@ std::pair<Value, Value> Distributor::laneAndWarp(OpBuilder &b, Location loc, int
   if (it != geometry_.end())
     return it->second;
   OpBuilder g(b.getContext());
-  // After the allocations the kernel's entry starts with.
+  // After the allocations the kernel's entry starts with, and after a
+  // setmaxnreg the block starts with (ptxas spills what is live across it).
   auto pos = block->begin();
-  while (pos != block->end() && llvm::isa<AllocSharedOp, AllocLocalOp>(*pos))
+  while (pos != block->end() &&
+         llvm::isa<AllocSharedOp, AllocLocalOp, minitile::hopper::SetMaxNRegOp>(*pos))
     ++pos;
   g.setInsertionPoint(block, pos);
   Value tid = arith::SubIOp::create(g, loc, ThreadIdOp::create(g, loc, Dim::x),

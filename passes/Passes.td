@@ -56,7 +56,8 @@ def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
   let summary = "place every shared tile in the kernel's dynamic shared memory";
   let description = [{
     Gives each tile.alloc_shared (times its stages) an offset, aligned to
-    1024 bytes for swizzled tiles and 16 otherwise; sets smem_bytes.
+    1024 bytes for swizzled tiles and 128 otherwise (a TMA destination's), swizzled
+    tiles first; sets smem_bytes.
   }];
 }
 

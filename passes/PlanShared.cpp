@@ -3,8 +3,11 @@
 // Expects: tile.alloc_shared ops (at any depth) and tile.stage views of them.
 // Leaves:  each alloc replaced by a tile.shared_view at its byte offset and
 //          each tile.stage by the view of that stage (stages are 1024-byte
-//          aligned when swizzled, 16 otherwise); the kernel's smem_bytes set
+//          aligned when swizzled, 128 otherwise: a TMA copy's destination
+//          needs that); the kernel's smem_bytes set
 //          to the total plus 1024 bytes of slack for aligning the base.
+//          Swizzled tiles come first, in program order, then the others:
+//          no padding lies between tiles of the two alignments.
 //          Tiles are never reused: every one lives for the whole kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -30,12 +33,16 @@ struct PlanShared : minitile::tile::impl::TilePlanSharedBase<PlanShared> {
       kernel.walk([&](AllocSharedOp alloc) { allocs.push_back(alloc); });
       if (allocs.empty())
         continue;
+      std::stable_partition(allocs.begin(), allocs.end(), [](AllocSharedOp alloc) {
+        return alloc.getType().getSwizzle() != 0;
+      });
       // 1024 bytes of slack for aligning the base.
       const int64_t limit = targetOf(kernel).sharedMemoryPerBlock;
       int64_t offset = 0;
       for (AllocSharedOp alloc : allocs) {
         SharedType type = alloc.getType();
-        int64_t align = type.getSwizzle() ? 1024 : 16;
+        // 128 bytes at least: what a TMA copy's destination needs.
+        int64_t align = type.getSwizzle() ? 1024 : 128;
         int64_t stride = llvm::alignTo(type.getBytes(), align);
         offset = llvm::alignTo(offset, align);
         OpBuilder b(alloc);

@@ -18,7 +18,10 @@
 //          stage). A pipelined loop nested in one of one group (a
 //          prefetching persistent loop) gets a ring of its own; the elected
 //          thread issues the outer iteration's copies, then the inner
-//          loop's, so the outer copies run an iteration ahead. The program's block barriers become
+//          loop's, so the outer copies run an iteration ahead. Where the
+//          producer's slice reads a tile its copies fill (a nested loop's
+//          bounds from prefetched window bounds), it waits for the copies to
+//          land first, as the compute threads do. The program's block barriers become
 //          barriers of the compute threads. The producer gives registers
 //          up, the compute warpgroups take them (setmaxnreg).
 //          Otherwise (a copy the TMA cannot serve, a block that cannot take
@@ -295,23 +298,30 @@ void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
   loop.erase();
 }
 
-/// The consumer side: a loop over the group's iterations. A stage is
+/// The group index of the compute thread `computeTid` among groups of
+/// `threadsPerGroup`, made warp-uniform by a broadcast from lane 0 so that
+/// what derives from it (stages, shared addresses, wgmma descriptors) can
+/// live in uniform registers. Made once, after setmaxnreg: ptxas spills
+/// what is live across it (LLVM hoists a broadcast made in a loop above).
+Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPerGroup) {
+  return arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      ShuffleIdxOp::create(
+          b, loc, b.getI32Type(),
+          arith::IndexCastOp::create(
+              b, loc, b.getI32Type(),
+              arith::DivUIOp::create(b, loc, computeTid, constant(b, loc, threadsPerGroup))),
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
+}
+
+/// The consumer side: a loop over the group's iterations (`group`: this
+/// thread's, from groupIndex). A stage is
 /// released when its iteration's computation is done -- one iteration later
 /// where a gemm accumulates into a carried value (it runs on while the next
 /// iteration starts; at most one is left pending).
-void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
-                   Value computeTid, int64_t threadsPerGroup) {
+void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  // The group index, made warp-uniform by a broadcast from lane 0 so that
-  // what derives from it (stages, shared addresses, wgmma descriptors) can
-  // live in uniform registers.
-  Value group = arith::DivUIOp::create(b, loc, computeTid, constant(b, loc, threadsPerGroup));
-  group = arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      ShuffleIdxOp::create(b, loc, b.getI32Type(),
-                           arith::IndexCastOp::create(b, loc, b.getI32Type(), group),
-                           arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
   Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
                                    arith::MulIOp::create(b, loc, group, loop.getStep()));
   Value step = arith::MulIOp::create(b, loc, loop.getStep(),
@@ -385,11 +395,22 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
   loop.erase();
 }
 
+/// Where the producer reads a tile its own copies fill (a prefetched item's
+/// window bounds, say): the stage it reads, and the wait for the copies to
+/// land that then has to come before the read. sliceProducer keeps a wait
+/// only if such a read is live.
+using ProducerReads = llvm::DenseMap<Operation *, Operation *>; // tile.stage -> mbarrier wait
+
 /// The producer side, in the producer's copy of the program: one elected
 /// thread of warp 0 issues every iteration's copies. A loop nested in
 /// another pipelined loop is already on that thread (the outer loop is
 /// built after it and takes it along): it becomes a plain loop in place.
-void buildProducer(PipelinedOp loop, const Body &body, const Ring &ring) {
+/// Where the body reads its own tiles other than by its copies, the producer
+/// reads the iteration's stage after waiting for the copies to land (as the
+/// compute threads do), so what it computes from them (a nested loop's
+/// bounds) is what they compute.
+LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring,
+                            ProducerReads &reads) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Operation *issuer = nullptr; // what runs on the elected thread
@@ -445,26 +466,62 @@ void buildProducer(PipelinedOp loop, const Body &body, const Ring &ring) {
   // The copies are tmaEligible: runOnOperation checked the originals, and
   // their twins read the same kernel arguments through clones of the same
   // arithmetic.
+  Operation *lastCopy =
+      body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
   for (CopyOp copy : body.copies) {
     TmaCopy plan = planTmaCopy(copy);
     OpBuilder at(copy);
     Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
     emitTmaLoads(at, loc, plan, stage, full);
-    copy.erase();
   }
+  // The body's other uses of its tiles read this iteration's stage, after
+  // the wait for the copies (placed after the last one).
+  Operation *wait = nullptr;
+  for (AllocSharedOp alloc : body.allocs) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : alloc.getResult().getUses())
+      if (serial->isProperAncestor(use.getOwner()) &&
+          !llvm::isa<CopyOp, StageOp>(use.getOwner()))
+        uses.push_back(&use);
+    if (uses.empty() || !lastCopy)
+      continue;
+    if (!wait) {
+      OpBuilder after(lastCopy->getBlock(), std::next(Block::iterator(lastCopy)));
+      wait = MBarrierWaitOp::create(after, loc, full, parity);
+    }
+    OpBuilder at(wait);
+    at.setInsertionPointAfter(wait);
+    auto stage = StageOp::create(at, loc, alloc.getType(), alloc, s);
+    reads[stage] = wait;
+    for (OpOperand *use : uses) {
+      Operation *top = to.findAncestorOpInBlock(*use->getOwner());
+      if (top && top->isBeforeInBlock(wait))
+        return use->getOwner()->emitOpError(
+            "reads a shared tile of a pipelined loop before the loop body's copy into it; "
+            "copy first, then read");
+      use->set(stage);
+    }
+  }
+  for (CopyOp copy : body.copies)
+    copy.erase();
   OpBuilder end = OpBuilder::atBlockEnd(&to);
   YieldOp::create(end, loc);
   b.setInsertionPointAfter(issuer);
   ring.advance(b, loc, loop);
   loop.erase();
+  return success();
 }
 
-/// Keeps in `region` only what the TMA copies and barrier waits need.
-void sliceProducer(Region &region) {
-  llvm::DenseSet<Operation *> live;
+/// Keeps in `region` only what the TMA copies and barrier waits need (a
+/// wait before a read of the producer's own tiles, only if the read is).
+void sliceProducer(Region &region, const ProducerReads &reads) {
+  llvm::DenseSet<Operation *> live, guards;
+  for (auto &[stage, wait] : reads)
+    guards.insert(wait);
   SmallVector<Operation *> work;
   region.walk([&](Operation *op) {
-    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, SetMaxNRegOp>(op))
+    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, SetMaxNRegOp>(op) &&
+        !guards.contains(op))
       work.push_back(op);
   });
   Operation *top = region.getParentOp();
@@ -472,6 +529,8 @@ void sliceProducer(Region &region) {
     Operation *op = work.pop_back_val();
     if (!top->isProperAncestor(op) || !live.insert(op).second)
       continue;
+    if (auto it = reads.find(op); it != reads.end())
+      work.push_back(it->second);
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
         work.push_back(def);
@@ -500,7 +559,8 @@ void sliceProducer(Region &region) {
     op->erase();
 }
 
-void specialise(KernelOp kernel, MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
+LogicalResult specialise(KernelOp kernel,
+                         MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
   Location loc = kernel.getLoc();
   int64_t threads = kernel.getNumThreads();
   Block &entry = kernel.getBody().front();
@@ -574,6 +634,8 @@ void specialise(KernelOp kernel, MutableArrayRef<std::pair<PipelinedOp, Body>> b
   if (moveRegisters)
     SetMaxNRegOp::create(pb, loc, kProducerRegisters, /*increase=*/false);
 
+  ProducerReads reads;
+  llvm::DenseMap<int64_t, Value> groups; // threads per group -> this thread's group
   for (auto &[loop, body] : bodies) {
     int64_t perIteration = threads / loop.getGroups();
     // A loop whose stages are released one iteration late has a spare
@@ -589,14 +651,20 @@ void specialise(KernelOp kernel, MutableArrayRef<std::pair<PipelinedOp, Body>> b
       twinBody.copies.push_back(llvm::cast<CopyOp>(map.lookup(copy.getOperation())));
     Ring producerRing = ring;
     producerRing.runs = newCounter(kernel, loc);
-    buildProducer(twin, twinBody, producerRing);
+    if (failed(buildProducer(twin, twinBody, producerRing, reads)))
+      return failure();
     ring.runs = newCounter(kernel, loc);
-    buildConsumer(loop, body, ring, computeTid, perIteration);
+    auto [at, made] = groups.try_emplace(perIteration, Value());
+    if (made)
+      at->second = loop.getGroups() == 1 ? constant(c, loc, 0)
+                                         : groupIndex(c, loc, computeTid, perIteration);
+    buildConsumer(loop, body, ring, at->second);
   }
-  sliceProducer(split.getThenRegion());
+  sliceProducer(split.getThenRegion(), reads);
 
   kernel.setBlock({int32_t(threads + kProducerThreads), 1, 1});
   kernel.setProducerThreads(kProducerThreads);
+  return success();
 }
 
 /// Why `kernel`'s block cannot take a producer warpgroup, or "".
@@ -654,7 +722,8 @@ struct WarpSpecialize : minitile::tile::impl::TileWarpSpecializeBase<WarpSpecial
         }
         continue;
       }
-      specialise(kernel, bodies);
+      if (failed(specialise(kernel, bodies)))
+        return signalPassFailure();
     }
   }
 };

@@ -1,5 +1,6 @@
 //===- Memory.cpp - load_tile and store_tile ------------------------------===//
 //
+// load_tile (global tensors), shared_load_tile and store_tile.
 // Layouts: a loaded fragment takes the layout its users need; a store's mask
 // goes with its value.
 // Distribution: each register's element is loaded or stored with its bounds
@@ -47,7 +48,9 @@ bool isZero(ArrayRef<int64_t> basis) {
 
 class MemoryFamily : public FragmentFamily {
 public:
-  bool handles(Operation *op) const override { return llvm::isa<LoadTileOp, StoreTileOp>(op); }
+  bool handles(Operation *op) const override {
+    return llvm::isa<LoadTileOp, SharedLoadTileOp, StoreTileOp>(op);
+  }
 
   LogicalResult inferLayouts(Operation *op, LayoutSolver &s) const override {
     auto store = llvm::dyn_cast<StoreTileOp>(op);
@@ -61,6 +64,8 @@ public:
   }
 
   LogicalResult distribute(Operation *op, Distributor &d, OpBuilder &b) const override {
+    if (auto load = llvm::dyn_cast<SharedLoadTileOp>(op))
+      return loadSharedTile(load, d, b);
     // Bounds come from the view's sizes; a tensor chosen at run time (by
     // tile.if, say) has none to read.
     Value tensor = llvm::isa<LoadTileOp>(op) ? llvm::cast<LoadTileOp>(op).getSource()
@@ -115,6 +120,57 @@ private:
         OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
         Value v = LoadOp::create(then, loc, element, op.getSource(), index);
         YieldOp::create(then, loc, ValueRange{v});
+        OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
+        YieldOp::create(otherwise, loc,
+                        ValueRange{arith::ConstantOp::create(otherwise, loc, padding)});
+        it = loaded.emplace(c, guarded.getResult(0)).first;
+      }
+      out.push_back(it->second);
+    }
+    d.define(op.getResult(), out);
+    return success();
+  }
+
+  /// Each register's element from the shared tile (row: the outer indices
+  /// flattened, as tile.shared_load counts them), `padding` outside it.
+  static LogicalResult loadSharedTile(SharedLoadTileOp op, Distributor &d, OpBuilder &b) {
+    Location loc = op.getLoc();
+    FragLayoutAttr l = d.layout(op.getResult());
+    Type element = op.getResult().getType().getElementType();
+    ArrayRef<int64_t> shape = op.getTile().getType().getShape();
+    SmallVector<Value> offset = d.threadOffset(b, loc, l);
+    TypedAttr padding =
+        llvm::isa<FloatType>(element)
+            ? TypedAttr(b.getFloatAttr(element, op.getPadding().convertToDouble()))
+            : TypedAttr(b.getIntegerAttr(element, int64_t(op.getPadding().convertToDouble())));
+    std::map<Coord, Value> loaded;
+    Registers out;
+    for (int64_t r = 0; r < l.getNumRegs(); ++r) {
+      Coord c = l.coordinate(r, 0, 0);
+      auto it = loaded.find(c);
+      if (it == loaded.end()) {
+        Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+        Value row = Distributor::index(b, loc, 0), col;
+        for (unsigned dim = 0; dim < c.size(); ++dim) {
+          Value i = arith::AddIOp::create(
+              b, loc, op.getIndices()[dim],
+              arith::AddIOp::create(b, loc, offset[dim], Distributor::index(b, loc, c[dim])));
+          Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
+                                           Distributor::index(b, loc, 0));
+          Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                           Distributor::index(b, loc, shape[dim]));
+          inside = arith::AndIOp::create(b, loc, inside, arith::AndIOp::create(b, loc, lo, hi));
+          if (dim + 1 < c.size())
+            row = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, row, Distributor::index(b, loc, shape[dim])), i);
+          else
+            col = i;
+        }
+        auto guarded = IfOp::create(b, loc, TypeRange{element}, inside);
+        OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+        YieldOp::create(then, loc,
+                        ValueRange{SharedLoadOp::create(then, loc, element, op.getTile(), row, col)});
         OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
         YieldOp::create(otherwise, loc,
                         ValueRange{arith::ConstantOp::create(otherwise, loc, padding)});

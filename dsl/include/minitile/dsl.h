@@ -643,6 +643,11 @@ Value gemm(const Shared &a, const Shared &b, bool transposeB = false,
 /// outside `t` read as `padding`.
 Value loadTile(const Tensor &t, std::vector<Arg> origin, std::vector<int64_t> shape,
                double padding = 0, SourceLoc loc = SourceLoc::current());
+/// The box of shared tile `s` at `origin` with extents `shape`, as a
+/// fragment; elements outside the tile read as `padding`. It holds what the
+/// block stored before its last barrier, or what a copy() into `s` brought.
+Value loadTile(const Shared &s, std::vector<Arg> origin, std::vector<int64_t> shape,
+               double padding = 0, SourceLoc loc = SourceLoc::current());
 /// Writes fragment `v` to the box of `t` at `origin`; elements outside `t`,
 /// and where the i1 fragment `mask` (if given) is false, are not written.
 void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask = Value(),
