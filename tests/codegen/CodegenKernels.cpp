@@ -80,9 +80,27 @@ struct ReluDot : Generator {
   }
 };
 
+/// y = 2 * the 64 x 64 box at row `o` of a shared tile holding x's block of
+/// 64 rows: loadTile from a shared tile, rows outside it reading as -1 (and
+/// rows of x past n as 0, as copy() reads them).
+struct SharedBox : Generator {
+  void generate(Kernel &k) override {
+    Value n = k.size("n");
+    Value o = k.scalar("o", DType::i32);
+    Tensor x = k.tensor("x", DType::f32, {n, 64}), y = k.tensor("y", DType::f32, {n, 64});
+    k.threads(128);
+    k.grid(ceildiv(n, 64));
+    Value r0 = k.blockId() * 64;
+    Shared s = k.shared(DType::f32, {64, 64});
+    copy(x, {r0, 0}, s);
+    storeTile(y, {r0, 0}, loadTile(s, {cast(o, DType::index), 0}, {64, 64}, -1.0) * 2.0);
+  }
+};
+
 } // namespace
 
 MINITILE_KERNEL(MinMax, "minmax", "y = min(max(x, 0), c)");
 MINITILE_KERNEL(MinMaxNum, "minmax_num", "y = minNum(maxNum(x, 0), c), z = maxNum(x, -inf)");
 MINITILE_KERNEL(MulAdd, "mul_add", "d = a * b + c");
 MINITILE_KERNEL(ReluDot, "relu_dot", "out[r] = sum_j relu(x[r, j]) * w[j]");
+MINITILE_KERNEL(SharedBox, "shared_box", "y = 2 * a box at row o of x's block in a shared tile");

@@ -727,6 +727,26 @@ TEST(DslAbsurdFragments, ALoadedTile) {
                       });
 }
 
+TEST(DslSharedTiles, ABoxOfAnotherRank) {
+  unsigned line = 0;
+  expectDslError(line, "loadTile(): a box of [64] from a shared tile of [4, 64]",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   launch(k, n);
+                   Shared s = k.shared(DType::f32, {4, 64});
+                   line = __LINE__ + 1;
+                   loadTile(s, {0, 0}, {64});
+                 });
+  expectDslError(line, "loadTile(): 1 origin indices for a shared tile of [4, 64]",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   launch(k, n);
+                   Shared s = k.shared(DType::f32, {4, 64});
+                   line = __LINE__ + 1;
+                   loadTile(s, {0}, {4, 64});
+                 });
+}
+
 TEST(DslAbsurdFragments, AnIotaOf2To31Elements) {
   unsigned line = 0;
   expectQuickDslError(line, "iota(): a fragment of [2147483648] has 2147483648 elements",

@@ -3,7 +3,9 @@
 // The small kernels of tests/codegen/ against host references: whole-row
 // vector stores (aligned tensors) and their element-by-element fallback
 // (a tensor one float off 16-byte alignment, ragged row counts), float
-// min/max (NaN kept, and dropped by minNum/maxNum), contraction on and off, and a reduceSum accumulating in place.
+// min/max (NaN kept, and dropped by minNum/maxNum), contraction on and off,
+// a reduceSum accumulating in place, and a box of a shared tile read as a
+// fragment.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
@@ -12,6 +14,7 @@
 #include "codegen_mul_add.h"
 #include "codegen_mul_add_exact.h"
 #include "codegen_relu_dot.h"
+#include "codegen_shared_box.h"
 
 #include <algorithm>
 #include <cmath>
@@ -156,5 +159,31 @@ TEST(FragmentCodegen, ReluDotAccumulatesInPlace) {
         ADD_FAILURE() << "out[" << r << "] = " << got[r] << ", want " << want;
     }
     EXPECT_EQ(wrong, 0);
+  }
+}
+
+TEST(FragmentCodegen, SharedTileBoxWithPadding) {
+  for (int64_t n : {64, 150}) {
+    for (int32_t o : {0, 5, -3, 63, 64, -64}) {
+      SCOPED_TRACE("n=" + std::to_string(n) + " o=" + std::to_string(o));
+      std::vector<float> x = randoms(n * 64);
+      DeviceBuffer<float> dx(x), y(n * 64);
+      y.fillWords(kPoison);
+      minitile::kernels::codegen_shared_box(n, o, dx.get(), y.get());
+      minitile::rt::synchronize();
+      std::vector<float> got = y.download();
+      int64_t wrong = 0;
+      for (int64_t r = 0; r < n; ++r)
+        for (int64_t j = 0; j < 64; ++j) {
+          int64_t block = r / 64 * 64, src = r % 64 + o;
+          float want = src < 0 || src >= 64 ? -2.0f
+                       : block + src < n    ? 2 * x[(block + src) * 64 + j]
+                                            : 0.0f;
+          if (bits(got[r * 64 + j]) != bits(want) && wrong++ < 5)
+            ADD_FAILURE() << "y[" << r << ", " << j << "] = " << got[r * 64 + j] << ", want "
+                          << want;
+        }
+      EXPECT_EQ(wrong, 0);
+    }
   }
 }

@@ -212,3 +212,21 @@ tile.kernel @nested_in_groups(%n: index) attributes {block = array<i32: 256, 1, 
   }
   tile.return
 }
+
+// -----
+
+tile.kernel @shared_box_rank(%i: index) attributes {block = array<i32: 128, 1, 1>} {
+  %s = tile.alloc_shared : !tile.shared<4x64xf32>
+  // expected-error@+1 {{'tile.shared_load_tile' op indexes a rank-2 shared tile with 1 indices}}
+  %v = tile.shared_load_tile %s[%i] : !tile.shared<4x64xf32> -> tensor<2x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @shared_box_type(%i: index) attributes {block = array<i32: 128, 1, 1>} {
+  %s = tile.alloc_shared : !tile.shared<4x64xf32>
+  // expected-error@+1 {{'tile.shared_load_tile' op the fragment holds 'i32' but the shared tile holds 'f32'}}
+  %v = tile.shared_load_tile %s[%i, %i] : !tile.shared<4x64xf32> -> tensor<2x64xi32>
+  tile.return
+}

@@ -199,3 +199,32 @@ tile.kernel @k_kernel(%p: !tile.ptr<bf16>, %f: !tile.ptr<f32>, %n: index) attrib
   }
   tile.return
 }
+
+// -----
+
+// The producer would read the tile before its copy lands (the compute
+// threads would read the new one): read it after the copy.
+tile.host @h(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @k grid(%c1, %c1, %c1) args(%kv, %lim, %n) : (!tile.ptr<bf16>, !tile.ptr<i32>, index) -> ()
+  tile.return
+}
+tile.kernel @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %l = tile.view %lim[%c0] sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+  tile.pipelined %item = %c0 to %n step %c1 stages 2 {
+    %m4 = tile.alloc_shared : !tile.shared<4xi32>
+    // expected-error@+1 {{'tile.shared_load' op reads a shared tile of a pipelined loop before the loop body's copy into it; copy first, then read}}
+    %m32 = tile.shared_load %m4[%c0, %c0] : !tile.shared<4xi32> -> i32
+    tile.copy %l[%item] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
+    %m = arith.index_cast %m32 : i32 to index
+    tile.pipelined %i = %c0 to %m step %c1 stages 3 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      tile.copy %v[%i, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    }
+  }
+  tile.return
+}

@@ -267,3 +267,52 @@ tile.kernel @nested_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
   }
   tile.return
 }
+
+// -----
+
+// The producer reads a tile its own copies fill (here the inner loop's trip
+// count, prefetched with the outer tile): it waits on the outer iteration's
+// full barrier after issuing the copies and reads that iteration's stage, as
+// the compute threads do -- not the tile before the copy has landed.
+// CHECK-LABEL: tile.kernel @bounded_kernel
+// CHECK: %[[LIM:.*]] = tile.alloc_shared {stages = 2 : i64} : <4xi32>
+// CHECK: hopper.elect_one
+// CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
+// CHECK: hopper.mbarrier_arrive_expect_tx %[[FULL:.*]] bytes 8208
+// CHECK: hopper.tma_load
+// CHECK: hopper.tma_load
+// CHECK-NEXT: hopper.mbarrier_wait %[[FULL]]
+// CHECK-NEXT: %[[L:.*]] = tile.stage %[[LIM]]
+// CHECK: tile.shared_load %[[L]]
+// CHECK: tile.for
+// CHECK: } else {
+tile.host @bounded(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @bounded_kernel grid(%c1, %c1, %c1) args(%kv, %lim, %n) : (!tile.ptr<bf16>, !tile.ptr<i32>, index) -> ()
+  tile.return
+}
+tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %b = tile.block_id x
+  %g = tile.grid_dim x
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %l = tile.view %lim[%c0] sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+  tile.pipelined %item = %b to %n step %g stages 2 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %m4 = tile.alloc_shared : !tile.shared<4xi32>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %l[%item] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
+    %m32 = tile.shared_load %m4[%c0, %c0] : !tile.shared<4xi32> -> i32
+    %m = arith.index_cast %m32 : i32 to index
+    tile.pipelined %i = %c0 to %m step %c1 stages 3 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
+  }
+  tile.return
+}
