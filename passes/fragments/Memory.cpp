@@ -42,6 +42,24 @@ std::pair<SmallVector<Value>, Value> elementAt(OpBuilder &b, Location loc, Value
   return {index, inside};
 }
 
+/// `load` (built in the then-branch) where `inside`, else `padding`.
+Value loadOrPad(OpBuilder &b, Location loc, Value inside, Type element, TypedAttr padding,
+                llvm::function_ref<Value(OpBuilder &)> load) {
+  auto guarded = IfOp::create(b, loc, TypeRange{element}, inside);
+  OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+  YieldOp::create(then, loc, ValueRange{load(then)});
+  OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
+  YieldOp::create(otherwise, loc, ValueRange{arith::ConstantOp::create(otherwise, loc, padding)});
+  return guarded.getResult(0);
+}
+
+/// A load's padding attribute as a constant of the element type.
+TypedAttr paddingOf(OpBuilder &b, Type element, llvm::APFloat padding) {
+  return llvm::isa<FloatType>(element)
+             ? TypedAttr(b.getFloatAttr(element, padding.convertToDouble()))
+             : TypedAttr(b.getIntegerAttr(element, int64_t(padding.convertToDouble())));
+}
+
 bool isZero(ArrayRef<int64_t> basis) {
   return llvm::all_of(basis, [](int64_t x) { return x == 0; });
 }
@@ -85,10 +103,7 @@ private:
     FragLayoutAttr l = d.layout(op.getResult());
     Type element = op.getResult().getType().getElementType();
     SmallVector<Value> offset = d.threadOffset(b, loc, l);
-    TypedAttr padding =
-        llvm::isa<FloatType>(element)
-            ? TypedAttr(b.getFloatAttr(element, op.getPadding().convertToDouble()))
-            : TypedAttr(b.getIntegerAttr(element, int64_t(op.getPadding().convertToDouble())));
+    TypedAttr padding = paddingOf(b, element, op.getPadding());
     std::map<Coord, Value> loaded;
     // Whole rows: a thread's consecutive innermost elements come in as one
     // vector load of up to 16 bytes where all are inside and the address is
@@ -116,14 +131,10 @@ private:
       auto it = loaded.find(c);
       if (it == loaded.end()) {
         auto [index, inside] = elementAt(b, loc, op.getSource(), op.getIndices(), offset, c);
-        auto guarded = IfOp::create(b, loc, TypeRange{element}, inside);
-        OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
-        Value v = LoadOp::create(then, loc, element, op.getSource(), index);
-        YieldOp::create(then, loc, ValueRange{v});
-        OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
-        YieldOp::create(otherwise, loc,
-                        ValueRange{arith::ConstantOp::create(otherwise, loc, padding)});
-        it = loaded.emplace(c, guarded.getResult(0)).first;
+        Value v = loadOrPad(b, loc, inside, element, padding, [&](OpBuilder &then) {
+          return LoadOp::create(then, loc, element, op.getSource(), index);
+        });
+        it = loaded.emplace(c, v).first;
       }
       out.push_back(it->second);
     }
@@ -139,10 +150,7 @@ private:
     Type element = op.getResult().getType().getElementType();
     ArrayRef<int64_t> shape = op.getTile().getType().getShape();
     SmallVector<Value> offset = d.threadOffset(b, loc, l);
-    TypedAttr padding =
-        llvm::isa<FloatType>(element)
-            ? TypedAttr(b.getFloatAttr(element, op.getPadding().convertToDouble()))
-            : TypedAttr(b.getIntegerAttr(element, int64_t(op.getPadding().convertToDouble())));
+    TypedAttr padding = paddingOf(b, element, op.getPadding());
     std::map<Coord, Value> loaded;
     Registers out;
     for (int64_t r = 0; r < l.getNumRegs(); ++r) {
@@ -167,14 +175,10 @@ private:
           else
             col = i;
         }
-        auto guarded = IfOp::create(b, loc, TypeRange{element}, inside);
-        OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
-        YieldOp::create(then, loc,
-                        ValueRange{SharedLoadOp::create(then, loc, element, op.getTile(), row, col)});
-        OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
-        YieldOp::create(otherwise, loc,
-                        ValueRange{arith::ConstantOp::create(otherwise, loc, padding)});
-        it = loaded.emplace(c, guarded.getResult(0)).first;
+        Value v = loadOrPad(b, loc, inside, element, padding, [&](OpBuilder &then) {
+          return SharedLoadOp::create(then, loc, element, op.getTile(), row, col);
+        });
+        it = loaded.emplace(c, v).first;
       }
       out.push_back(it->second);
     }
