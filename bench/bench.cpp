@@ -206,9 +206,12 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   for (auto &v : variants) {
     if (only && !std::strstr(v.name, only))
       continue;
+    auto launch = [&] {
+      v.fn(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), nullptr);
+    };
     double ms = medianMs(
         [&] {
-          v.fn(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), nullptr);
+          launch();
           if (v.unfused)
             minitile::kernels::clean_logits(S, T, logits.get(), ks.get(), ke.get());
         },
@@ -219,10 +222,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
                 (long long)D, ms, flop / ms / 1e9);
     if (&v == &variants.front())
       std::printf("%-24s one call returns after %.1f us on the host (checks, tensor maps, "
-                  "launch)\n", "  launcher", launchOverheadUs([&] {
-                    v.fn(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(),
-                         nullptr);
-                  }));
+                  "launch)\n", "  launcher", launchOverheadUs(launch));
   }
 }
 

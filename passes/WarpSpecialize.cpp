@@ -301,8 +301,9 @@ void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
 /// The group index of the compute thread `computeTid` among groups of
 /// `threadsPerGroup`, made warp-uniform by a broadcast from lane 0 so that
 /// what derives from it (stages, shared addresses, wgmma descriptors) can
-/// live in uniform registers. Made once, after setmaxnreg: ptxas spills
-/// what is live across it (LLVM hoists a broadcast made in a loop above).
+/// live in uniform registers. Made once per group size, at the top of the
+/// compute threads' code after setmaxnreg (ptxas spills what is live
+/// across setmaxnreg), not at each loop.
 Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPerGroup) {
   return arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
@@ -315,10 +316,10 @@ Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPe
 }
 
 /// The consumer side: a loop over the group's iterations (`group`: this
-/// thread's, from groupIndex). A stage is
-/// released when its iteration's computation is done -- one iteration later
-/// where a gemm accumulates into a carried value (it runs on while the next
-/// iteration starts; at most one is left pending).
+/// thread's, from groupIndex). A stage is released when its iteration's
+/// computation is done -- one iteration later where a gemm accumulates into
+/// a carried value (it runs on while the next iteration starts; at most one
+/// is left pending).
 void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
