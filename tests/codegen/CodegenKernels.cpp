@@ -97,10 +97,40 @@ struct SharedBox : Generator {
   }
 };
 
+/// y = x and z = w, four rows an item of a persistent kernel, through
+/// shared tiles the item's copies fill: an i32 box of 4 (16 bytes, the
+/// least a TMA copy moves) and an f32 box of [4, 64]; with `prefetch` the
+/// producer fetches them an item ahead. `ints` / `floats` leave either out.
+struct SmallTiles : Generator {
+  Param<bool> prefetch{"prefetch", true, "Kernel::persistent's prefetch"};
+  Param<bool> ints{"ints", true, "copy x's box of 4 i32"};
+  Param<bool> floats{"floats", true, "copy w's box of [4, 64] f32"};
+  void generate(Kernel &k) override {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::i32, {n}), y = k.tensor("y", DType::i32, {n});
+    Tensor w = k.tensor("w", DType::f32, {n, 64}), z = k.tensor("z", DType::f32, {n, 64});
+    k.threads(128);
+    k.persistent(ceildiv(n, 4), [&](Value item) {
+      Value r0 = item * 4;
+      Shared xs = k.shared(DType::i32, {4});
+      Shared ws = k.shared(DType::f32, {4, 64});
+      if (ints)
+        copy(x, {r0}, xs);
+      if (floats)
+        copy(w, {r0, 0}, ws);
+      if (ints)
+        storeTile(y, {r0}, loadTile(xs, {0}, {4}));
+      if (floats)
+        storeTile(z, {r0, 0}, loadTile(ws, {0, 0}, {4, 64}));
+    }, {.blocksPerSM = 1, .prefetch = prefetch});
+  }
+};
+
 } // namespace
 
 MINITILE_KERNEL(MinMax, "minmax", "y = min(max(x, 0), c)");
 MINITILE_KERNEL(MinMaxNum, "minmax_num", "y = minNum(maxNum(x, 0), c), z = maxNum(x, -inf)");
 MINITILE_KERNEL(MulAdd, "mul_add", "d = a * b + c");
 MINITILE_KERNEL(ReluDot, "relu_dot", "out[r] = sum_j relu(x[r, j]) * w[j]");
+MINITILE_KERNEL(SmallTiles, "small_tiles", "y = x, z = w through small shared tiles an item ahead");
 MINITILE_KERNEL(SharedBox, "shared_box", "y = 2 * a box at row o of x's block in a shared tile");

@@ -15,9 +15,14 @@
 #include "codegen_mul_add_exact.h"
 #include "codegen_relu_dot.h"
 #include "codegen_shared_box.h"
+#include "codegen_small_tiles.h"
+#include "codegen_small_tiles_floats.h"
+#include "codegen_small_tiles_ints.h"
+#include "codegen_small_tiles_sync.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 using namespace gputest;
@@ -186,4 +191,58 @@ TEST(FragmentCodegen, SharedTileBoxWithPadding) {
       EXPECT_EQ(wrong, 0);
     }
   }
+}
+
+TEST(FragmentCodegen, SmallTilesCopiedAnItemAhead) {
+  // A kernel that leaves y or z unwritten takes it as a const pointer.
+  using Fn = std::function<void(int64_t, const int32_t *, int32_t *, const float *, float *)>;
+  struct {
+    const char *name;
+    Fn fn;
+    bool ints, floats;
+  } variants[] = {
+      {"i32 box of 4 only",
+       [](int64_t n, const int32_t *x, int32_t *y, const float *w, float *z) {
+         minitile::kernels::codegen_small_tiles_ints(n, x, y, w, z);
+       },
+       true, false},
+      {"f32 [4, 64] only",
+       [](int64_t n, const int32_t *x, int32_t *y, const float *w, float *z) {
+         minitile::kernels::codegen_small_tiles_floats(n, x, y, w, z);
+       },
+       false, true},
+      {"both, not prefetched",
+       [](int64_t n, const int32_t *x, int32_t *y, const float *w, float *z) {
+         minitile::kernels::codegen_small_tiles_sync(n, x, y, w, z);
+       },
+       true, true},
+      {"both, prefetched",
+       [](int64_t n, const int32_t *x, int32_t *y, const float *w, float *z) {
+         minitile::kernels::codegen_small_tiles(n, x, y, w, z);
+       },
+       true, true}};
+  for (auto &v : variants)
+    for (int64_t n : {4, 10, 1001}) {
+      SCOPED_TRACE(std::string(v.name) + " n=" + std::to_string(n));
+      std::vector<int32_t> x(n);
+      for (int32_t &e : x)
+        e = int32_t(rng()());
+      std::vector<float> w = randoms(n * 64);
+      DeviceBuffer<int32_t> dx(x), y(n);
+      DeviceBuffer<float> dw(w), z(n * 64);
+      y.fillWords(kPoison);
+      z.fillWords(kPoison);
+      v.fn(n, dx.get(), y.get(), dw.get(), z.get());
+      minitile::rt::synchronize();
+      if (v.ints)
+        EXPECT_EQ(y.download(), x);
+      if (v.floats) {
+        std::vector<float> got = z.download();
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < n * 64; ++i)
+          if (bits(got[i]) != bits(w[i]) && wrong++ < 5)
+            ADD_FAILURE() << "z[" << i << "] = " << got[i] << ", want " << w[i];
+        EXPECT_EQ(wrong, 0);
+      }
+    }
 }
