@@ -14,6 +14,7 @@
 #include "minitile/dsl.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace {
 
@@ -43,9 +44,14 @@ template <bool Batched> struct IndexerFwd : Generator {
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
     // as asked for and the target's shared memory holds beside the query tile
     // (keeping 8 KiB for barriers and the passes' scratch).
-    // (A persistent kernel holds two query tiles: this item's and the next.)
+    // (A persistent kernel holds two of each item's tiles, this item's and
+    // the next's: queries, weights and bounds, the small ones 128-byte
+    // aligned.)
+    auto align = [](int64_t bytes) { return (bytes + 127) / 128 * 128; };
     const int64_t tileBytes = int64_t(BK) * D * 2,
-                  queryBytes = int64_t(N) * D * 2 * (persistent ? 2 : 1);
+                  queryBytes = persistent ? 2 * (int64_t(N) * D * 2 + align(int64_t(N) * 4) +
+                                                 2 * align(int64_t(std::max(BQ, 4)) * 4))
+                                          : int64_t(N) * D * 2;
     const int64_t budget = k.target().sharedMemoryPerBlock - 8 * 1024;
     int st = (int(stages) + G - 1) / G * G;
     while (st > G && queryBytes + st * tileBytes > budget)
@@ -69,23 +75,55 @@ template <bool Batched> struct IndexerFwd : Generator {
       Tensor wb = Batched ? w.slice(1, b) : w, out = Batched ? logits[b] : logits;
       Value q0 = qb * BQ;
 
-      // The union of the queries' windows, clamped to [0, S_kv]. Every
-      // query's bounds are read at once (a query past S reads the last
-      // one's, already in the union): one memory latency, not BQ in turn.
+      // Each query's window bounds and head weights: from global memory,
+      // or -- persistent -- from shared tiles the producer fills with the
+      // query tile, an item ahead. A copy of bounds moves 16 bytes at least
+      // and starts on a 16-byte boundary of the tensor (TMA), so it takes
+      // the NB-aligned box holding the block's queries; queries past S read
+      // as empty windows, [0, 0).
+      Shared qs = k.shared(DType::bf16, {N, D});
+      std::function<Value(int)> first, last;
+      Value weights, wks, wke;
+      if (persistent) {
+        const int NB = std::max(BQ, 4);
+        Value b0 = q0 / NB * NB, at = q0 - b0;
+        Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
+        Shared ws = k.shared(DType::f32, {BQ, H});
+        copy(qbat, {q0, 0, 0}, qs, {BQ, H, D});
+        copy(ks, {b0}, kss);
+        copy(ke, {b0}, kes);
+        copy(wb, {q0, 0}, ws);
+        first = [=](int r) { return Value(kss(at + r)); };
+        last = [=](int r) { return Value(kes(at + r)); };
+        weights = loadTile(ws, {0, 0}, {BQ, H});
+        wks = loadTile(kss, {at}, {BQ});
+        wke = loadTile(kes, {at}, {BQ});
+      } else {
+        // A query past S reads the last one's bounds, already in the union.
+        first = [&](int r) { return Value(ks(min(q0 + r, S - 1))); };
+        last = [&](int r) { return Value(ke(min(q0 + r, S - 1))); };
+      }
+
+      // The union of the queries' windows, clamped to [0, S_kv]; every
+      // query's bounds read at once (one memory latency, not BQ in turn).
       Value lo = T, hi = constant(0, DType::index);
       for (int r = 0; r < BQ; ++r) {
-        Value qr = min(q0 + r, S - 1);
-        Value a = clamp(ks(qr), 0, T), e = clamp(ke(qr), a, T);
+        Value a = clamp(first(r), 0, T), e = clamp(last(r), a, T);
         lo = select(a < e, min(lo, a), lo);
         hi = select(a < e, max(hi, e), hi);
       }
       Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
 
-      Shared qs = k.shared(DType::bf16, {N, D});
-      copy(qbat, {q0, 0, 0}, qs, {BQ, H, D});
-      Value weights = broadcast(reshape(loadTile(wb, {q0, 0}, {BQ, H}), {N}), {BK, N}, {1});
-      Value wks = broadcast(loadTile(ks, {q0}, {BQ}), {BK, BQ}, {1});
-      Value wke = broadcast(loadTile(ke, {q0}, {BQ}), {BK, BQ}, {1});
+      if (!bool(persistent)) {
+        // The bounds' loads are in flight while the query tile comes.
+        copy(qbat, {q0, 0, 0}, qs, {BQ, H, D});
+        weights = loadTile(wb, {q0, 0}, {BQ, H});
+        wks = loadTile(ks, {q0}, {BQ});
+        wke = loadTile(ke, {q0}, {BQ});
+      }
+      weights = broadcast(reshape(weights, {N}), {BK, N}, {1});
+      wks = broadcast(wks, {BK, BQ}, {1});
+      wke = broadcast(wke, {BK, BQ}, {1});
 
       k.pipelined(0, tiles, [&](Value i) {
         Value t0 = start + i * BK;

@@ -140,10 +140,14 @@ struct LowerCopies : minitile::tile::impl::TileLowerCopiesBase<LowerCopies> {
           return signalPassFailure();
         }
         std::string why;
-        if (!forceFallback && tmaEligible(copy, why))
+        if (!forceFallback && tmaEligible(copy, why)) {
           lowerToTma(copy, planTmaCopy(copy), kernel);
-        else
-          lowerToPlainCopy(copy, kernel);
+          continue;
+        }
+        if (!forceFallback && targetOf(kernel).has(minitile::Feature::tma))
+          copy.emitRemark("copies element by element, not by the tensor-memory "
+                          "accelerator: ") << why;
+        lowerToPlainCopy(copy, kernel);
       }
     }
   }

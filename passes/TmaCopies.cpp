@@ -2,6 +2,7 @@
 #include "passes/TmaCopies.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -76,7 +77,77 @@ Value addKernelArgument(KernelOp kernel, LaunchOp launch, Type type, Value value
   return arg;
 }
 
+/// The copy's origin in its root view's innermost dimension: a tile.slice's
+/// index where one fixed that dimension, else the copy's own last index.
+Value innermostOrigin(CopyOp copy) {
+  Value source = copy.getSource();
+  SmallVector<SliceOp> slices;
+  while (auto slice = source.getDefiningOp<SliceOp>()) {
+    slices.push_back(slice);
+    source = slice.getSource();
+  }
+  unsigned rank = source.getDefiningOp<ViewOp>().getResult().getType().getRank();
+  SmallVector<int64_t> dimOf;
+  for (unsigned d = 0; d < rank; ++d)
+    dimOf.push_back(d);
+  for (SliceOp slice : llvm::reverse(slices)) {
+    if (dimOf[slice.getDim()] == int64_t(rank) - 1)
+      return slice.getIndex();
+    dimOf.erase(dimOf.begin() + slice.getDim());
+  }
+  return copy.getIndices().back();
+}
+
 } // namespace
+
+int64_t knownMultiple(Value v, unsigned depth) {
+  static constexpr int64_t kAny = int64_t(1) << 30; // 0: a multiple of every power asked
+  auto lowBit = [](int64_t c) { return c == 0 ? kAny : std::min(kAny, c & -c); };
+  if (depth > 24)
+    return 1;
+  auto of = [&](Value x) { return knownMultiple(x, depth + 1); };
+  if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+    // A loop's induction variable: lb + k * step.
+    Operation *owner = arg.getOwner()->getParentOp();
+    if (arg.getArgNumber() != 0 || arg.getOwner() != &owner->getRegion(0).front())
+      return 1;
+    if (auto loop = llvm::dyn_cast<ForOp>(owner))
+      return std::min(of(loop.getLowerBound()), of(loop.getStep()));
+    if (auto loop = llvm::dyn_cast<ParallelOp>(owner))
+      return std::min(of(loop.getLowerBound()), of(loop.getStep()));
+    if (auto loop = llvm::dyn_cast<PipelinedOp>(owner))
+      return std::min(of(loop.getLowerBound()), of(loop.getStep()));
+    return 1;
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return 1;
+  if (auto c = llvm::dyn_cast<arith::ConstantOp>(op))
+    if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
+      return lowBit(i.getValue().getSExtValue());
+  if (llvm::isa<arith::MulIOp>(op))
+    return std::min(kAny, of(op->getOperand(0)) * of(op->getOperand(1)));
+  if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::SelectOp, arith::MinSIOp, arith::MaxSIOp,
+                arith::MinUIOp, arith::MaxUIOp>(op)) {
+    int64_t m = kAny;
+    for (Value x : op->getOperands().take_back(2))
+      m = std::min(m, of(x));
+    return m;
+  }
+  if (llvm::isa<arith::AndIOp>(op))
+    return std::max(of(op->getOperand(0)), of(op->getOperand(1)));
+  if (auto shl = llvm::dyn_cast<arith::ShLIOp>(op)) {
+    IntegerAttr amount;
+    if (matchPattern(shl.getRhs(), m_Constant(&amount)) && amount.getInt() >= 0 &&
+        amount.getInt() < 30)
+      return std::min(kAny, of(shl.getLhs()) << amount.getInt());
+    return of(shl.getLhs());
+  }
+  if (llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp, arith::ExtUIOp,
+                arith::TruncIOp>(op))
+    return of(op->getOperand(0));
+  return 1;
+}
 
 bool tmaEligible(CopyOp copy, std::string &why) {
   auto kernel = copy->getParentOfType<KernelOp>();
@@ -128,6 +199,16 @@ bool tmaEligible(CopyOp copy, std::string &why) {
   if (!dest.getSwizzle() && rowBytes > 256) {
     why = "an unswizzled row of its box is " + std::to_string(rowBytes) +
           " bytes, more than 256";
+    return false;
+  }
+  // A box starts on a 16-byte boundary of its row: a copy from elsewhere
+  // is an illegal instruction on the H200 (tests/codegen small_tiles).
+  if (int64_t granule = 16 / std::min<int64_t>(e, 16);
+      knownMultiple(innermostOrigin(copy)) % granule) {
+    why = "its innermost origin is not known to be a multiple of " + std::to_string(granule) +
+          " elements (a box starts on a 16-byte boundary of a row); copy the box "
+          "from the origin rounded down (o / " + std::to_string(granule) + " * " +
+          std::to_string(granule) + ") and read the tile from the remainder on";
     return false;
   }
   return true;

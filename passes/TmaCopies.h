@@ -24,7 +24,14 @@ struct TmaCopy {
   int64_t bytes = 0;                   // bytes the whole copy moves
 };
 
-/// Whether `copy` can run on the TMA; if not, why not.
+/// The largest power of two (up to 2^30; 2^30 for 0) that integer `v` is
+/// known to be a multiple of, from constants, arithmetic and loops'
+/// bounds and steps: 1 when nothing is known.
+int64_t knownMultiple(mlir::Value v, unsigned depth = 0);
+
+/// Whether `copy` can run on the TMA; if not, why not. Besides the TMA's
+/// limits on boxes and tensors, the box's origin in the innermost dimension
+/// must be known to lie on a 16-byte boundary (knownMultiple()).
 bool tmaEligible(CopyOp copy, std::string &why);
 
 /// Plans `copy`, which must be tmaEligible, for the TMA: adds its tensor map

@@ -97,31 +97,40 @@ struct SharedBox : Generator {
   }
 };
 
-/// y = x and z = w, four rows an item of a persistent kernel, through
+/// y = x and z = w, `rows` rows an item of a persistent kernel, through
 /// shared tiles the item's copies fill: an i32 box of 4 (16 bytes, the
-/// least a TMA copy moves) and an f32 box of [4, 64]; with `prefetch` the
-/// producer fetches them an item ahead. `ints` / `floats` leave either out.
+/// least a TMA copy moves) and an f32 box of [rows, 64]; with `prefetch`
+/// the producer fetches them an item ahead. `ints` / `floats` leave either
+/// out. With rows = 2 every other item's i32 box would start 8 bytes into a
+/// 16-byte granule, which the TMA cannot do: the copy goes element by
+/// element (and the loops serial), or -- `round_down` -- the box starts at
+/// the row rounded down to a multiple of 4 and the item reads it from the
+/// remainder on (what the remark asks for).
 struct SmallTiles : Generator {
   Param<bool> prefetch{"prefetch", true, "Kernel::persistent's prefetch"};
   Param<bool> ints{"ints", true, "copy x's box of 4 i32"};
-  Param<bool> floats{"floats", true, "copy w's box of [4, 64] f32"};
+  Param<bool> floats{"floats", true, "copy w's box of [rows, 64] f32"};
+  Param<int> rows{"rows", 4, {1, 2, 4}, "rows an item"};
+  Param<bool> roundDown{"round_down", false, "start x's box at a multiple of 4"};
   void generate(Kernel &k) override {
+    const int R = rows;
     Value n = k.size("n");
     Tensor x = k.tensor("x", DType::i32, {n}), y = k.tensor("y", DType::i32, {n});
     Tensor w = k.tensor("w", DType::f32, {n, 64}), z = k.tensor("z", DType::f32, {n, 64});
     k.threads(128);
-    k.persistent(ceildiv(n, 4), [&](Value item) {
-      Value r0 = item * 4;
+    k.persistent(ceildiv(n, R), [&](Value item) {
+      Value r0 = item * R;
+      Value x0 = roundDown ? r0 / 4 * 4 : r0;
       Shared xs = k.shared(DType::i32, {4});
-      Shared ws = k.shared(DType::f32, {4, 64});
+      Shared ws = k.shared(DType::f32, {R, 64});
       if (ints)
-        copy(x, {r0}, xs);
+        copy(x, {x0}, xs);
       if (floats)
         copy(w, {r0, 0}, ws);
       if (ints)
-        storeTile(y, {r0}, loadTile(xs, {0}, {4}));
+        storeTile(y, {r0}, loadTile(xs, {r0 - x0}, {R}));
       if (floats)
-        storeTile(z, {r0, 0}, loadTile(ws, {0, 0}, {4, 64}));
+        storeTile(z, {r0, 0}, loadTile(ws, {0, 0}, {R, 64}));
     }, {.blocksPerSM = 1, .prefetch = prefetch});
   }
 };

@@ -18,6 +18,8 @@
 #include "codegen_small_tiles.h"
 #include "codegen_small_tiles_floats.h"
 #include "codegen_small_tiles_ints.h"
+#include "codegen_small_tiles_rows2.h"
+#include "codegen_small_tiles_rows2_aligned.h"
 #include "codegen_small_tiles_sync.h"
 
 #include <algorithm>
@@ -220,6 +222,20 @@ TEST(FragmentCodegen, SmallTilesCopiedAnItemAhead) {
        [](int64_t n, const int32_t *x, int32_t *y, const float *w, float *z) {
          minitile::kernels::codegen_small_tiles(n, x, y, w, z);
        },
+       true, true},
+      // As the indexer's window bounds: two rows an item. A box starting 8
+      // bytes into a 16-byte granule was an illegal instruction; the
+      // compiler now copies it element by element...
+      {"both, two rows an item",
+       [](int64_t n, const int32_t *x, int32_t *y, const float *w, float *z) {
+         minitile::kernels::codegen_small_tiles_rows2(n, x, y, w, z);
+       },
+       true, true},
+      // ...or the kernel copies the box from the row rounded down to 4.
+      {"both, two rows an item, the box rounded down",
+       [](int64_t n, const int32_t *x, int32_t *y, const float *w, float *z) {
+         minitile::kernels::codegen_small_tiles_rows2_aligned(n, x, y, w, z);
+       },
        true, true}};
   for (auto &v : variants)
     for (int64_t n : {4, 10, 1001}) {
@@ -234,8 +250,9 @@ TEST(FragmentCodegen, SmallTilesCopiedAnItemAhead) {
       z.fillWords(kPoison);
       v.fn(n, dx.get(), y.get(), dw.get(), z.get());
       minitile::rt::synchronize();
-      if (v.ints)
+      if (v.ints) {
         EXPECT_EQ(y.download(), x);
+      }
       if (v.floats) {
         std::vector<float> got = z.download();
         int64_t wrong = 0;

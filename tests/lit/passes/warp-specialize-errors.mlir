@@ -212,6 +212,7 @@ tile.host @h(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile
 tile.kernel @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
   %c64 = arith.constant 64 : index
   %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
   %l = tile.view %lim[%c0] sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
@@ -219,7 +220,8 @@ tile.kernel @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {ti
     %m4 = tile.alloc_shared : !tile.shared<4xi32>
     // expected-error@+1 {{'tile.shared_load' op reads a shared tile of a pipelined loop before the loop body's copy into it; copy first, then read}}
     %m32 = tile.shared_load %m4[%c0, %c0] : !tile.shared<4xi32> -> i32
-    tile.copy %l[%item] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
+    %l0 = arith.muli %item, %c4 : index
+    tile.copy %l[%l0] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
     %m = arith.index_cast %m32 : i32 to index
     tile.pipelined %i = %c0 to %m step %c1 stages 3 {
       %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>

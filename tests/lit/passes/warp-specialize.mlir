@@ -294,6 +294,7 @@ tile.host @bounded(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32>
 tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
   %c64 = arith.constant 64 : index
   %b = tile.block_id x
   %g = tile.grid_dim x
@@ -304,7 +305,8 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
     %m4 = tile.alloc_shared : !tile.shared<4xi32>
     %q0 = arith.muli %item, %c64 : index
     tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
-    tile.copy %l[%item] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
+    %l0 = arith.muli %item, %c4 : index
+    tile.copy %l[%l0] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
     %m32 = tile.shared_load %m4[%c0, %c0] : !tile.shared<4xi32> -> i32
     %m = arith.index_cast %m32 : i32 to index
     tile.pipelined %i = %c0 to %m step %c1 stages 3 {
