@@ -20,6 +20,10 @@
 #include "indexer_fwd_pers_last.h"
 #include "indexer_fwd_pers_s4.h"
 #include "indexer_fwd_pers_s9.h"
+#include "indexer_fwd_q4.h"
+#include "indexer_fwd_pers_q4.h"
+#include "indexer_fwd_h32_q8.h"
+#include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32.h"
 #include "indexer_fwd_h32_pers.h"
 #include "indexer_fwd_d256.h"
@@ -172,7 +176,9 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"persistent=true", minitile::kernels::indexer_fwd_pers, false},
           {"persistent last_first", minitile::kernels::indexer_fwd_pers_last, false},
           {"persistent wg2", minitile::kernels::indexer_fwd_pers_s4, false},
-          {"persistent stages=9", minitile::kernels::indexer_fwd_pers_s9, false}};
+          {"persistent stages=9", minitile::kernels::indexer_fwd_pers_s9, false},
+          {"queries=4 (N=256, 2 wg)", minitile::kernels::indexer_fwd_q4, false},
+          {"persistent queries=4", minitile::kernels::indexer_fwd_pers_q4, false}};
 }
 
 void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D = 128,
@@ -541,7 +547,9 @@ int main(int argc, char **argv) {
       for (int64_t S : {int64_t(4096), int64_t(16384)}) {
         benchIndexer(S, S / 4, 4, 32, 128,
                      {{"indexer_fwd H=32", minitile::kernels::indexer_fwd_h32, false},
-                      {"persistent H=32", minitile::kernels::indexer_fwd_h32_pers, false}});
+                      {"persistent H=32", minitile::kernels::indexer_fwd_h32_pers, false},
+                      {"H=32 queries=8", minitile::kernels::indexer_fwd_h32_q8, false},
+                      {"persistent H=32 queries=8", minitile::kernels::indexer_fwd_h32_pers_q8, false}});
         benchIndexer(S, S / 4, 4, 64, 256,
                      {{"indexer_fwd D=256", minitile::kernels::indexer_fwd_d256, false},
                       {"persistent D=256", minitile::kernels::indexer_fwd_d256_pers, false}});

@@ -27,8 +27,11 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "KV tiles in flight (rounded to a multiple of the warpgroups that "
                     "fits in shared memory)"};
   Param<int> groups{"warpgroups", 0, 0, 4,
-                    "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32, "
-                    "else 2, the most that keep their registers)"};
+                    "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32 "
+                    "and at most 128 columns, else 2, the most that keep their registers)"};
+  Param<int> queries{"queries", 0, {0, 1, 2, 4, 8, 16, 32},
+                     "BQ, queries a block takes: BQ * H (query, head) columns of each KV "
+                     "tile's gemm, at most 256 (0: 128 / H)"};
   Param<bool> clean{"clean", true, "write -inf outside the windows (else only the windows)"};
   Param<bool> lastFirst{"last_first", false,
                         "the query blocks are taken last first: with causal windows, the "
@@ -39,8 +42,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                          "producer fetches the next block's queries ahead"};
 
   void generate(Kernel &k) override {
-    const int H = heads, D = dim, BQ = std::max(1, 128 / H), N = BQ * H, BK = 64;
-    const int G = groups ? int(groups) : (H >= 32 ? 3 : 2);
+    const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
+              N = BQ * H, BK = 64;
+    if (N > 256)
+      throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" + std::to_string(H) + " makes " +
+             std::to_string(N) + " columns; a gemm takes at most 256");
+    const int G = groups ? int(groups) : (H >= 32 && N <= 128 ? 3 : 2);
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
     // as asked for and the target's shared memory holds beside the query tile
     // (keeping 8 KiB for barriers and the passes' scratch).

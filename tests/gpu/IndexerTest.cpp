@@ -228,15 +228,18 @@ TEST(IndexerFwd, ShapesAndWindows) {
 TEST(IndexerFwd, PersistentShapesAndWindows) {
   // One block per multiprocessor, each walking many query blocks (S = 4099:
   // 2050 of them), the longest causal windows first.
-  for (int64_t S : {1, 3, 17, 1000, 4099})
-    for (int64_t T : {0, 257, 1025})
-      for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty}) {
-        Problem p(S, T, 1, 64, 128, w);
-        SCOPED_TRACE(describe(p, w));
-        check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
-                minitile::kernels::indexer_fwd_persistent_h64_d128(S, T, q, kv, wt, ks, ke, out);
-              }), false);
-      }
+  // Two queries a block (the default at 64 heads) and four (256 columns).
+  for (auto launch : {&minitile::kernels::indexer_fwd_persistent_h64_d128,
+                      &minitile::kernels::indexer_fwd_wide_persistent_h64_d128})
+    for (int64_t S : {1, 3, 17, 1000, 4099})
+      for (int64_t T : {0, 257, 1025})
+        for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty}) {
+          Problem p(S, T, 1, 64, 128, w);
+          SCOPED_TRACE(describe(p, w));
+          check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
+                  launch(S, T, q, kv, wt, ks, ke, out, nullptr);
+                }), false);
+        }
 }
 
 TEST(IndexerFwd, UnfusedThenCleanLogits) {
