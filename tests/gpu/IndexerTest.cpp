@@ -182,10 +182,11 @@ void check(const Problem &p, const std::vector<float> &out, bool windowOnly) {
   // Relative to the logits (1e-5), plus 1e-6 of the terms' magnitude, for
   // windows so small that their logits cancel towards 0 (one entry of
   // S=1 S_kv=255 measured 6.3e-5 relative to its logit alone).
-  if (n > 0)
+  if (n > 0) {
     EXPECT_LE(std::sqrt(e), 1e-5 * std::sqrt(n) + 1e-6 * std::sqrt(m))
         << "error of the window entries: " << std::sqrt(e / n) << " of the logits, "
         << std::sqrt(e / m) << " of the terms' magnitude";
+  }
 }
 
 /// Runs `launch` on the problem and returns logits [B, S, T].

@@ -206,9 +206,10 @@ void run(const Variant &v, const Case &c) {
     if (i < guard || i >= guard + rows * c.K)
       wrongGuards += uint32_t(indices[i]) != kPoison || bits(scores[i]) != kPoison;
   EXPECT_EQ(wrongGuards, 0) << "words outside the outputs were written";
-  if (!v.scores)
+  if (!v.scores) {
     EXPECT_TRUE(std::all_of(scores.begin(), scores.end(),
                             [](float f) { return bits(f) == kPoison; }));
+  }
 
   int64_t wrongRows = 0;
   for (int64_t r = 0; r < rows; ++r) {
