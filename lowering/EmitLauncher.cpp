@@ -11,6 +11,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -102,7 +103,8 @@ std::string declare(const std::string &type, llvm::StringRef name) {
 
 class HostWriter {
 public:
-  HostWriter(tile::HostOp host, llvm::raw_ostream &os) : host_(host), os_(os) {}
+  HostWriter(tile::HostOp host, llvm::raw_ostream &os, std::string variant = "")
+      : host_(host), os_(os), variant_(std::move(variant)) {}
 
   bool write(tile::KernelOp kernel, const LauncherOptions &options, std::string &error);
 
@@ -129,6 +131,7 @@ private:
 
   tile::HostOp host_;
   llvm::raw_ostream &os_;
+  std::string variant_;
   llvm::DenseMap<Value, std::string> names_;
   unsigned counter_ = 0;
 };
@@ -136,7 +139,7 @@ private:
 bool HostWriter::write(tile::KernelOp kernel, const LauncherOptions &options,
                        std::string &error) {
   std::string kname = host_.getSymName().str();
-  os_ << "void " << kname << "(";
+  os_ << (variant_.empty() ? "" : "static ") << "void " << kname << variant_ << "(";
   for (unsigned i = 0, e = host_.getNumArguments(); i < e; ++i) {
     Value arg = host_.getArgument(i);
     os_ << declare(parameterType(arg, isWritten(options, host_, i)), host_.getArgName(i))
@@ -288,7 +291,7 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
           os_ << "const_cast<void *>(static_cast<const void *>(&" << name(arg) << ")), ";
         os_ << "nullptr};\n";
         ArrayRef<int32_t> block = kernel.getBlock();
-        os_ << "  image().launch({" << gx << ", " << gy << ", " << gz << "}, {"
+        os_ << "  image" << variant_ << "().launch({" << gx << ", " << gy << ", " << gz << "}, {"
             << block[0] << ", " << block[1] << ", " << block[2] << "}, "
             << kernel.getSmemBytes() << ", stream, params);\n";
         return true;
@@ -297,8 +300,9 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
       .Default([&](Operation *) { return cannotCompute(op, error); });
 }
 
-void writeImage(llvm::raw_ostream &os, const std::vector<char> &image, bool isCubin) {
-  os << "alignas(64) const unsigned char kImage[] = {";
+void writeImage(llvm::raw_ostream &os, const std::vector<char> &image, bool isCubin,
+                StringRef variant) {
+  os << "alignas(64) const unsigned char kImage" << variant << "[] = {";
   for (size_t i = 0; i < image.size(); ++i) {
     if (i % 16 == 0)
       os << "\n   ";
@@ -497,21 +501,137 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
     h << "CUstream stream = nullptr);\n\n";
 
     // Definition.
-    s << "namespace {\n";
-    writeImage(s, image, isCubin);
-    s << "minitile::rt::KernelImage &image() {\n"
-      << "  static minitile::rt::KernelImage image(kImage, sizeof kImage, "
+    std::string definitions;
+    llvm::raw_string_ostream d(definitions);
+    const std::string &v = options.variant;
+    d << "namespace {\n";
+    writeImage(d, image, isCubin, v);
+    d << "minitile::rt::KernelImage &image" << v << "() {\n"
+      << "  static minitile::rt::KernelImage image(kImage" << v << ", sizeof kImage" << v << ", "
       << (isCubin ? "minitile::rt::ImageKind::cubin" : "minitile::rt::ImageKind::ptx")
       << ", \"" << kernel.getSymName() << "\");\n  return image;\n}\n"
       << "} // namespace\n\nnamespace " << options.cppNamespace << " {\n\n";
-    HostWriter writer(host, s);
+    HostWriter writer(host, d, v);
     if (!writer.write(kernel, options, error))
       return false;
-    s << "\n} // namespace " << options.cppNamespace << "\n";
+    d << "\n} // namespace " << options.cppNamespace << "\n";
+    s << definitions;
+    out.definitions += definitions;
+
+    // What composeDispatch() needs to call it.
+    std::string name = host.getSymName().str(), args;
+    out.signature = "void " + name + "(";
+    for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i) {
+      Value arg = host.getArgument(i);
+      out.signature += declare(parameterType(arg, isWritten(options, host, i)),
+                               host.getArgName(i)) + ", ";
+      args += host.getArgName(i).str() + ", ";
+      if (host.getArgAttr(i, "tile.size"))
+        out.sizes.push_back(host.getArgName(i).str());
+    }
+    out.signature += "CUstream stream)";
+    out.call = name + v + "(" + args + "stream)";
   }
   h << "} // namespace " << options.cppNamespace << "\n";
   out.header = std::move(header);
   out.source = std::move(source);
+  return true;
+}
+
+bool composeDispatch(const std::vector<DispatchVariant> &variants,
+                     const LauncherOptions &options, LauncherSource &out,
+                     std::string &error) {
+  assert(!variants.empty() && "nothing to dispatch among");
+  const LauncherSource &first = variants.front().launcher;
+  // Every variant's launcher takes the same arguments.
+  for (const DispatchVariant &v : variants)
+    if (v.launcher.signature != first.signature) {
+      error = "the tuned variants have different launchers ('" + first.signature +
+              "' with " + variants.front().description + ", '" + v.launcher.signature +
+              "' with " + v.description + "); dispatching needs one";
+      return false;
+    }
+  // The sizes the shapes name, in the launcher's order.
+  std::vector<std::string> names;
+  for (const std::string &size : first.sizes)
+    for (const DispatchVariant &v : variants)
+      for (const auto &shape : v.shapes)
+        for (const auto &entry : shape)
+          if (entry.first == size && llvm::find(names, size) == names.end())
+            names.push_back(size);
+  for (const DispatchVariant &v : variants)
+    for (const auto &shape : v.shapes)
+      for (const auto &entry : shape)
+        if (llvm::find(first.sizes, entry.first) == first.sizes.end()) {
+          std::string have;
+          for (const std::string &size : first.sizes)
+            have += (have.empty() ? "" : ", ") + size;
+          error = "a tuned shape names size '" + entry.first +
+                  "', which the launcher does not take (its sizes: " +
+                  (have.empty() ? "none" : have) + ")";
+          return false;
+        }
+
+  // The table of tuned shapes: a row per shape, a column per size (a
+  // shape that leaves a size out counts it as 1, as nearestShape() does
+  // for sizes below 1 -- the column then does not decide).
+  std::string rows, variantOf, shapesText;
+  unsigned count = 0;
+  for (auto [i, v] : llvm::enumerate(variants))
+    for (const auto &shape : v.shapes) {
+      rows += "      {";
+      std::string text;
+      for (auto [j, size] : llvm::enumerate(names)) {
+        int64_t value = 1;
+        for (const auto &entry : shape)
+          if (entry.first == size)
+            value = entry.second;
+        rows += (j ? ", " : "") + std::to_string(value) + ".0";
+        text += (j ? "," : "") + size + "=" + std::to_string(value);
+      }
+      rows += "},  // " + text + ": " + v.description + "\n";
+      variantOf += (count ? ", " : "") + std::to_string(i);
+      shapesText += (count ? "; " : "") + text;
+      ++count;
+    }
+
+  // The header: the first variant's declaration, its documentation saying
+  // how the call chooses.
+  std::string header = first.header;
+  size_t eol = header.find('\n');
+  header = "// " + options.provenance + header.substr(eol);
+  size_t throws = header.find("/// Throws minitile::rt::Error");
+  assert(throws != std::string::npos && "emitLauncher writes the Throws line");
+  header.insert(throws, "/// Compiled " + std::to_string(variants.size()) +
+                            " times, with the values tuned for " + shapesText +
+                            ": each call runs the one tuned for the shape nearest its sizes "
+                            "(least sum of |log2 size - log2 tuned|).\n");
+
+  std::string source;
+  llvm::raw_string_ostream s(source);
+  s << "// " << options.provenance << "\n// Generated by minitile; do not edit.\n"
+    << "#include \"" << options.headerName << "\"\n\n"
+    << "#include <algorithm>\n#include <string>\n\n";
+  for (const DispatchVariant &v : variants)
+    s << "// " << v.description << "\n" << v.launcher.definitions << "\n";
+  s << "namespace " << options.cppNamespace << " {\n\n" << first.signature << " {\n"
+    << "  // The shapes the variants were tuned for (" << llvm::join(names, ", ") << ").\n"
+    << "  static const double kTuned[][" << names.size() << "] = {\n" << rows << "  };\n"
+    << "  static const int kVariant[] = {" << variantOf << "};\n"
+    << "  const int64_t sizes[] = {";
+  for (auto [j, size] : llvm::enumerate(names))
+    s << (j ? ", " : "") << size << ".value";
+  s << "};\n"
+    << "  switch (kVariant[minitile::rt::nearestShape(&kTuned[0][0], " << count << ", "
+    << names.size() << ", sizes)]) {\n";
+  for (auto [i, v] : llvm::enumerate(variants))
+    s << (i + 1 == variants.size() ? "  default: " : "  case " + std::to_string(i) + ": ")
+      << v.launcher.call << ";\n    return;\n";
+  s << "  }\n}\n\n} // namespace " << options.cppNamespace << "\n";
+  out.header = std::move(header);
+  out.source = std::move(source);
+  out.signature = first.signature;
+  out.sizes = first.sizes;
   return true;
 }
 

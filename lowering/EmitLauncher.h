@@ -3,6 +3,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -54,11 +55,43 @@ struct LauncherOptions {
   std::string provenance;  // "generated from ..." line for both files
   TensorAccessMap access;  // from analyzeTensorAccess(); a tensor missing
                            // here is taken as read and written
+  /// For one of several variants composeDispatch() joins: a suffix ("_v1")
+  /// for the source's internal names -- the image and a function of
+  /// internal linkage, NAME_v1 -- while the header still declares NAME.
+  std::string variant;
 };
 
 struct LauncherSource {
   std::string header, source;
+  /// The source without its preamble (the provenance line and the
+  /// includes): the image and the function.
+  std::string definitions;
+  /// "void NAME(<parameters>, CUstream stream)", without the default
+  /// argument, and the call that forwards them to the (variant's) function:
+  /// "NAME_v1(S, S_kv, q, ..., stream)".
+  std::string signature, call;
+  /// The launcher's size arguments, by name.
+  std::vector<std::string> sizes;
 };
+
+/// One variant of a dispatching launcher: its launcher, emitted with
+/// LauncherOptions::variant set, and the shapes (sizes by name) it was
+/// tuned for.
+struct DispatchVariant {
+  LauncherSource launcher;
+  std::string description; // its parameters, for the files' comments
+  std::vector<std::vector<std::pair<std::string, int64_t>>> shapes;
+};
+
+/// Joins variants of one kernel -- each compiled with other parameters,
+/// with the same launcher arguments -- into one header and source whose
+/// function runs, on each call, the variant tuned for the shape nearest the
+/// call's sizes (minitile::rt::nearestShape). `options` gives the
+/// namespace, header name and provenance. False with `error` set if the
+/// variants' launchers differ or a shape names a size the launcher lacks.
+bool composeDispatch(const std::vector<DispatchVariant> &variants,
+                     const LauncherOptions &options, LauncherSource &out,
+                     std::string &error);
 
 /// Writes a header declaring one typed function per tile.host in `module`
 /// (its parameters in the order the kernel declared them, then the stream;

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace minitile::rt {
 
@@ -281,6 +282,22 @@ CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
                                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
         ("cuTensorMapEncodeTiled(" + where + ")").c_str());
   return map;
+}
+
+int nearestShape(const double *tuned, int shapes, int sizes, const int64_t *actual) {
+  int best = 0;
+  double bestDistance = 0;
+  for (int r = 0; r < shapes; ++r) {
+    double distance = 0;
+    for (int c = 0; c < sizes; ++c)
+      distance += std::fabs(std::log2(double(std::max<int64_t>(actual[c], 1))) -
+                            std::log2(std::max(tuned[r * sizes + c], 1.0)));
+    if (r == 0 || distance < bestDistance) {
+      best = r;
+      bestDistance = distance;
+    }
+  }
+  return best;
 }
 
 int64_t divide(int64_t a, int64_t b, const char *kernel) {

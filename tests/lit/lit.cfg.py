@@ -27,6 +27,12 @@ if config.libdevice:
 if config.cuda_toolkit in ("TRUE", "ON", "1", "YES"):
     config.available_features.add("tune")
     config.substitutions.append(("%fake-cuda", os.path.join(config.minitile_tests_dir, "fake-cuda")))
+    # Compiling and linking a program against generated launchers.
+    config.substitutions.append(("%cxx-launcher", "%s -std=c++20 -I%s -I%s" % (
+        config.cxx, os.path.join(config.minitile_src_root, "runtime", "include"),
+        config.cuda_include.split(";")[0])))
+    config.substitutions.append(("%minitile-runtime-lib", os.path.join(
+        config.minitile_build_root, "runtime", "libminitile-runtime.a") + " -ldl -pthread"))
 try:
     import ctypes
     ctypes.CDLL("libcuda.so.1")

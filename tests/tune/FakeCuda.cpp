@@ -9,7 +9,9 @@
 // their arguments, a kernel that computes something else. With
 // FAKE_CUDA_FAULT=N (or FAKE_CUDA_HANG=N) and FAKE_CUDA_ONCE=FILE, the first
 // launch of the N-th module faults with CUDA_ERROR_ILLEGAL_ADDRESS (or never
-// finishes) unless FILE exists, which it then creates: once per test. Lets
+// finishes) unless FILE exists, which it then creates: once per test. With
+// FAKE_CUDA_LOG=1 every launch prints its module, grid and block to stderr
+// (which of a dispatching launcher's kernels ran). Lets
 // tune-runner's whole path (allocate, fill, launch, check, time, write the
 // table, start again without a point that faults or hangs) run in the lit
 // tests (tests/lit/cli/tune.test).
@@ -105,10 +107,13 @@ static bool once(const char *variable) {
   return true;
 }
 
-CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int, unsigned int, unsigned int,
-                                unsigned int, unsigned int, unsigned int, unsigned int, CUstream,
-                                void **kernelParams, void **) {
+CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                unsigned int bx, unsigned int by, unsigned int bz, unsigned int,
+                                CUstream, void **kernelParams, void **) {
   lastModule = int(reinterpret_cast<intptr_t>(f)) - 1;
+  if (const char *log = std::getenv("FAKE_CUDA_LOG"); log && *log == '1')
+    std::fprintf(stderr, "fake cuda: launch of module %d, grid (%u, %u, %u), block (%u, %u, %u)\n",
+                 lastModule, gx, gy, gz, bx, by, bz);
   if (once("FAKE_CUDA_FAULT"))
     return CUDA_ERROR_ILLEGAL_ADDRESS;
   if (once("FAKE_CUDA_HANG"))

@@ -37,7 +37,7 @@ TEST(TuneTable, ParsesLinesKeysValuesAndComments) {
                      "\n"
                      "indexer_fwd heads=64 dim=128 : stages=4 warpgroups=3  # 95.1 us\n"
                      "  clean_logits : rows_per_block=8\t# no key\r\n"
-                     "#   best on S=4096: stages=6\n");
+                     "#   a comment: stages=6\n");
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].line, 3u);
   EXPECT_EQ(lines[0].kernel, "indexer_fwd");
@@ -88,29 +88,92 @@ TEST(TuneTable, SelectsTheLongestKeyThatHolds) {
                      "other h=64 : s=4\n");
   std::string error;
   auto pick = [&](std::map<std::string, std::string> effective) {
-    const TableLine *l = selectLine(lines, "k", effective, "t.txt", error);
+    Selection sel = selectLines(lines, "k", effective, "t.txt", error);
     EXPECT_EQ(error, "");
-    return l ? l->values.front().second : std::string("none");
+    return sel.general ? sel.general->values.front().second : std::string("none");
   };
   EXPECT_EQ(pick({{"h", "64"}, {"d", "128"}}), "3");
   EXPECT_EQ(pick({{"h", "64"}, {"d", "64"}}), "2");
   EXPECT_EQ(pick({{"h", "32"}, {"d", "128"}}), "1");
-  EXPECT_EQ(selectLine(lines, "missing", {}, "t.txt", error), nullptr);
+  EXPECT_TRUE(selectLines(lines, "missing", {}, "t.txt", error).empty());
   EXPECT_EQ(error, "");
 
   // No line without a key: nothing applies.
   auto keyed = parse("k h=64 : s=2\n");
-  EXPECT_EQ(selectLine(keyed, "k", {{"h", "32"}}, "t.txt", error), nullptr);
+  EXPECT_TRUE(selectLines(keyed, "k", {{"h", "32"}}, "t.txt", error).empty());
   EXPECT_EQ(error, "");
 }
 
 TEST(TuneTable, TwoLinesOfTheSameLengthThatHoldAreAnError) {
   auto lines = parse("k a=1 : s=1\nk b=2 : s=2\n");
   std::string error;
-  EXPECT_EQ(selectLine(lines, "k", {{"a", "1"}, {"b", "2"}}, "t.txt", error), nullptr);
+  EXPECT_TRUE(selectLines(lines, "k", {{"a", "1"}, {"b", "2"}}, "t.txt", error).empty());
   EXPECT_EQ(error, "t.txt:2: error: this line and line 1 both apply to k with these "
                    "parameters; give one a longer key");
-  EXPECT_NE(selectLine(lines, "k", {{"a", "1"}, {"b", "3"}}, "t.txt", error), nullptr);
+  EXPECT_NE(selectLines(lines, "k", {{"a", "1"}, {"b", "3"}}, "t.txt", error).general, nullptr);
+}
+
+TEST(TuneTable, LinesForOneShape) {
+  auto lines = parse("k h=64 : s=1  # all shapes\n"
+                     "k h=64 @ S=4096,T=1024 : s=2\n"
+                     "k h=64 @ S=65536,T=16384 : s=3\n"
+                     "k h=32 @ S=4096 : s=4\n");
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_TRUE(lines[0].shape.empty());
+  EXPECT_EQ(lines[1].key, (ParamList{{"h", "64"}}));
+  EXPECT_EQ(lines[1].shape, (ParamList{{"S", "4096"}, {"T", "1024"}}));
+  EXPECT_EQ(lines[1].values, (ParamList{{"s", "2"}}));
+  EXPECT_EQ(formatShape(lines[2].shape), "S=65536,T=16384");
+
+  std::string error;
+  Selection sel = selectLines(lines, "k", {{"h", "64"}}, "t.txt", error);
+  EXPECT_EQ(error, "");
+  ASSERT_NE(sel.general, nullptr);
+  EXPECT_EQ(sel.general->line, 1u);
+  ASSERT_EQ(sel.shaped.size(), 2u);
+  EXPECT_EQ(sel.shaped[0]->line, 2u);
+  EXPECT_EQ(sel.shaped[1]->line, 3u);
+  // Only shaped lines for h=32.
+  sel = selectLines(lines, "k", {{"h", "32"}}, "t.txt", error);
+  EXPECT_EQ(sel.general, nullptr);
+  ASSERT_EQ(sel.shaped.size(), 1u);
+
+  // The nearest shape in log2 distance; names a line lacks, or values that
+  // are not numbers, do not count; the first of equals.
+  sel = selectLines(lines, "k", {{"h", "64"}}, "t.txt", error);
+  auto nearest = [&](ParamList shape) { return nearestLine(sel.shaped, shape)->line; };
+  EXPECT_EQ(nearest({{"S", "4096"}, {"T", "1024"}}), 2u);
+  EXPECT_EQ(nearest({{"S", "8192"}, {"T", "2048"}}), 2u);   // 2 from line 2, 6 from line 3
+  EXPECT_EQ(nearest({{"S", "32768"}, {"T", "8192"}}), 3u);  // 6 against 2
+  EXPECT_EQ(nearest({{"S", "0"}, {"T", "0"}}), 2u);         // below 1 counts as 1
+  EXPECT_EQ(nearest({{"S", "65536"}, {"x", "1"}}), 3u);
+  EXPECT_EQ(nearest({{"S", "many"}}), 2u);
+  EXPECT_EQ(nearest({{"S", "16384"}, {"T", "4096"}}), 2u);  // 4 against 4
+}
+
+TEST(TuneTable, MalformedShapesAreErrorsAtTheirLine) {
+  EXPECT_EQ(parseError("k @ : s=1\n"),
+            "t.txt:1: error: '@' comes once, before ':', followed by a shape (a line is KERNEL "
+            "[name=value ...] [@ size=N,size=N] : name=value ...)");
+  EXPECT_EQ(parseError("k : s=1 @ S=1\n"),
+            "t.txt:1: error: '@' comes once, before ':', followed by a shape (a line is KERNEL "
+            "[name=value ...] [@ size=N,size=N] : name=value ...)");
+  EXPECT_EQ(parseError("k @ S=1 @ T=2 : s=1\n"),
+            "t.txt:1: error: '@' comes once, before ':', followed by a shape (a line is KERNEL "
+            "[name=value ...] [@ size=N,size=N] : name=value ...)");
+  EXPECT_EQ(parseError("k @ S=1 h=2 : s=1\n"),
+            "t.txt:1: error: the shape after '@' is the key's last word; 'h=2' follows it");
+  EXPECT_EQ(parseError("k @ S=1,,T=2 : s=1\n"),
+            "t.txt:1: error: a shape is name=value,name=value (S=4096,S_kv=1024), not "
+            "'S=1,,T=2'");
+  EXPECT_EQ(parseError("k @ 1=S : s=1\n"),
+            "t.txt:1: error: a shape is name=value,name=value (S=4096,S_kv=1024), not '1=S'");
+  EXPECT_EQ(parseError("k @ S=1,S=2 : s=1\n"),
+            "t.txt:1: error: 'S' appears twice in shape 'S=1,S=2'");
+  EXPECT_EQ(parseError("k @ S=1,T=2 : s=1\nk @ T=2,S=1 : s=2\n"),
+            "t.txt:2: error: a second line for 'k @ T=2,S=1' (the first is line 1)");
+  // A line for all shapes and one for a shape are not the same line.
+  EXPECT_EQ(parse("k : s=1\nk @ S=1 : s=2\n").size(), 2u);
 }
 
 #ifdef MINITILE_TEST_RUNNER
@@ -132,15 +195,20 @@ TEST(TuneRunner, WritesATableTheParserReads) {
   EXPECT_EQ(bestPoint(spec, results), 1);
   std::string text = formatTable(spec, results, "on Fake GPU");
   auto lines = parse(text);
-  ASSERT_EQ(lines.size(), 1u) << text;
+  ASSERT_EQ(lines.size(), 3u) << text;
   EXPECT_EQ(lines[0].kernel, "k");
   EXPECT_EQ(lines[0].key, (ParamList{{"h", "64"}}));
+  EXPECT_TRUE(lines[0].shape.empty());
   EXPECT_EQ(lines[0].values, (ParamList{{"s", "2"}, {"p", "false"}}));
   EXPECT_NE(text.find("k h=64 : s=2 p=false  # geomean 18.0 us; S=1 12.0 us; S=2 27.0 us\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("#   best on S=1: s=1 p=true  5.0 us\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("#   best on S=2: s=2 p=false  27.0 us\n"), std::string::npos) << text;
+  // Each shape's own winner, as a line for that shape.
+  EXPECT_EQ(lines[1].shape, (ParamList{{"S", "1"}}));
+  EXPECT_EQ(lines[1].values, (ParamList{{"s", "1"}, {"p", "true"}}));
+  EXPECT_EQ(lines[2].shape, (ParamList{{"S", "2"}}));
+  EXPECT_NE(text.find("k h=64 @ S=1 : s=1 p=true  # 5.0 us\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("k h=64 @ S=2 : s=2 p=false  # 27.0 us\n"), std::string::npos) << text;
 
   // A wrong point never wins; no point right on every shape: no table.
   results[1][0].status = S::wrong;

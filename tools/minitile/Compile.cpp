@@ -73,6 +73,14 @@ std::unique_ptr<Generator> instantiate(const CompileRequest &request,
 
 } // namespace
 
+std::string provenance(const CompileRequest &request, const std::string &how) {
+  std::string name = request.instanceName.empty() ? request.kernel : request.instanceName;
+  const GeneratorInfo *info = Registry::global().find(request.kernel);
+  return name + ": kernel " + request.kernel + " of " +
+         (info ? provenanceFile(info->file) : std::string("?")) + " " + how + ", for " +
+         request.arch;
+}
+
 std::string provenanceFile(const std::string &file) {
   // Generators built by minitile_add_generator() record their sources
   // relative to the project (-ffile-prefix-map); a path that still depends
@@ -249,9 +257,8 @@ CompileResult compile(const CompileRequest &request) {
   launcher.cppNamespace = request.cppNamespace;
   launcher.headerName = request.headerName;
   launcher.access = std::move(access);
-  launcher.provenance = name + ": kernel " + request.kernel + " of " +
-                        provenanceFile(info->file) + " with " + describeParams(request) +
-                        ", for " + target->arch;
+  launcher.variant = request.variant;
+  launcher.provenance = provenance(request, "with " + describeParams(request));
   if (!emitLauncher(*hostSide, image, isCubin, launcher, result.launcher,
                     result.error)) {
     result.error = diagnostics.take("error: " + result.error);

@@ -23,6 +23,7 @@ struct CompileRequest {
   bool remarks = false; // print remarks to stderr
   std::string cppNamespace = "minitile::kernels";
   std::string headerName; // for Emit::cpp: how the source includes the header
+  std::string variant;    // for Emit::cpp: LauncherOptions::variant
 };
 
 struct CompileResult {
@@ -37,6 +38,10 @@ struct CompileResult {
 /// Instantiates the generator with the parameters and runs the pipeline as
 /// far as `emit` needs. Never throws; errors come back in the result.
 CompileResult compile(const CompileRequest &request);
+
+/// The first line of generated files: "NAME: kernel K of FILE <how>, for
+/// ARCH" (`how`: "with p=v ...", say).
+std::string provenance(const CompileRequest &request, const std::string &how);
 
 /// How generated files name a generator's source `file`: as recorded when it
 /// is relative to a root ("kernels/indexer_fwd.cpp"), else by its file name

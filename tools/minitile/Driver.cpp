@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -155,7 +156,8 @@ bool cppPaths(const std::string &out, std::pair<std::string, std::string> &paths
 }
 
 int compileCommand(CompileRequest request, const std::vector<std::string> &params,
-                   const std::string &tuned, const std::string &output) {
+                   const std::string &tuned, const std::string &shape,
+                   const std::string &output) {
   std::set<std::string> given;
   for (const std::string &p : params) {
     size_t eq = p.find('=');
@@ -166,11 +168,17 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
       return fail("parameter '" + name + "' is given twice");
     request.params.emplace_back(name, p.substr(eq + 1));
   }
-  // The table's values for the parameters -p does not give.
-  if (!tuned.empty())
-    if (std::string error = applyTunedTable(tuned, request.kernel, request.params);
+  // The table's values for the parameters -p does not give: one kernel, or
+  // one per tuned shape that a launcher dispatches among.
+  std::vector<TunedVariant> variants;
+  if (!tuned.empty()) {
+    if (std::string error = applyTunedTable(tuned, request.kernel, request.params, shape,
+                                            request.emit == Emit::cpp, variants);
         !error.empty())
       return fail(error);
+    if (variants.size() == 1)
+      request.params = variants.front().params;
+  }
   bool toStdout = output == "-";
   if (request.emit == Emit::cubin && toStdout)
     return fail("--emit cubin writes a binary: give -o FILE");
@@ -197,7 +205,51 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
                                                         : request.instanceName) + ".h";
   }
 
-  CompileResult result = compile(request);
+  CompileResult result;
+  if (variants.size() > 1) {
+    std::vector<DispatchVariant> parts;
+    for (auto [i, v] : llvm::enumerate(variants)) {
+      CompileRequest one = request;
+      one.params = v.params;
+      one.variant = "_v" + std::to_string(i);
+      CompileResult r = compile(one);
+      if (!r.ok)
+        return fail(r.error);
+      // The sizes of each shape the variant won on (the scalars a tuning
+      // also records do not choose).
+      std::vector<std::vector<std::pair<std::string, int64_t>>> shapes;
+      for (const auto &shape : v.shapes) {
+        std::vector<std::pair<std::string, int64_t>> sizes;
+        std::string text;
+        for (const auto &[name, value] : shape) {
+          text += (text.empty() ? "" : ",") + name + "=" + value;
+          if (llvm::find(r.launcher.sizes, name) == r.launcher.sizes.end())
+            continue;
+          int64_t n = 0;
+          if (llvm::StringRef(value).getAsInteger(10, n) || n < 0)
+            return fail(tuned + ": size " + name + "=" + value +
+                        " of a tuned shape is not a non-negative integer");
+          sizes.emplace_back(name, n);
+        }
+        if (sizes.empty())
+          return fail(tuned + ": the tuned shape " + text + " gives none of " + request.kernel +
+                      "'s sizes (" + llvm::join(r.launcher.sizes, ", ") + ")");
+        shapes.push_back(std::move(sizes));
+      }
+      parts.push_back({std::move(r.launcher), describeParams(one), std::move(shapes)});
+    }
+    LauncherOptions options;
+    options.cppNamespace = request.cppNamespace;
+    options.headerName = request.headerName;
+    options.provenance = provenance(request, "tuned by " +
+                                                 llvm::sys::path::filename(tuned).str());
+    std::string error;
+    if (!composeDispatch(parts, options, result.launcher, error))
+      return fail(tuned + ": " + error);
+    result.ok = true;
+  } else {
+    result = compile(request);
+  }
   if (!result.ok)
     return fail(result.error);
 
@@ -282,10 +334,14 @@ int run(int argc, char **argv) {
                        "report the time of every stage and pass on stderr");
   compileCmd->add_flag("--remarks", request.remarks,
                        "print the passes' remarks (e.g. why a loop was not warp-specialised)");
-  std::string tuned;
+  std::string tuned, shape;
   compileCmd->add_option("--tuned", tuned,
                          "a table of tuned values (minitile tune): the line for this kernel "
-                         "gives the parameters -p does not");
+                         "gives the parameters -p does not; with lines for single shapes, "
+                         "--emit cpp compiles each and its launcher picks by the sizes");
+  compileCmd->add_option("--shape", shape,
+                         "with --tuned: use the line of the tuned shape nearest this one "
+                         "(size=N,size=N, e.g. S=4096,S_kv=1024)");
 
   CLI::App *tuneCmd = app.add_subcommand(
       "tune", "compile every point of a parameter space into DIR/tune-runner, which times "
@@ -348,7 +404,9 @@ int run(int argc, char **argv) {
                 "' is not a C++ identifier (or is a keyword)");
   if (std::string why = checkNamespace(request.cppNamespace); !why.empty())
     return fail("--namespace '" + request.cppNamespace + "' " + why);
-  return compileCommand(request, params, tuned, output);
+  if (!shape.empty() && tuned.empty())
+    return fail("--shape chooses a line of a --tuned table: give --tuned FILE too");
+  return compileCommand(request, params, tuned, shape, output);
 }
 
 } // namespace

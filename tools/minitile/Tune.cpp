@@ -720,12 +720,17 @@ std::string tuneCommand(const TuneRequest &request) {
 //===----------------------------------------------------------------------===//
 
 std::string applyTunedTable(const std::string &file, const std::string &kernel,
-                            ParamList &params) {
+                            const ParamList &params, const std::string &shape,
+                            bool perShape, std::vector<TunedVariant> &variants) {
+  variants.clear();
+  ParamList wanted;
+  std::string error;
+  if (!shape.empty() && !tune::parseShape(shape, wanted, error))
+    return "--shape: " + error;
   auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
   if (!buffer)
     return "cannot read --tuned '" + file + "': " + buffer.getError().message();
   std::vector<tune::TableLine> lines;
-  std::string error;
   if (!tune::parseTable((*buffer)->getBuffer().str(), file, lines, error))
     return error;
 
@@ -743,13 +748,46 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
   if (!effectiveParams(kernel, params, effective, error))
     return error;
   std::map<std::string, std::string> values(effective.begin(), effective.end());
-  const tune::TableLine *line = tune::selectLine(lines, kernel, values, file, error);
-  if (!line)
+  tune::Selection selection = tune::selectLines(lines, kernel, values, file, error);
+  if (!error.empty())
     return error;
-  for (const auto &[name, value] : line->values)
-    if (std::none_of(params.begin(), params.end(),
-                     [&, &name = name](const auto &p) { return p.first == name; }))
-      params.emplace_back(name, value);
+  auto apply = [&](const tune::TableLine *line) {
+    ParamList out = params;
+    if (line)
+      for (const auto &[name, value] : line->values)
+        if (std::none_of(params.begin(), params.end(),
+                         [&, &name = name](const auto &p) { return p.first == name; }))
+          out.emplace_back(name, value);
+    return out;
+  };
+
+  if (perShape && !selection.shaped.empty()) {
+    // One kernel per distinct set of parameters (compared as the generator
+    // sees them), serving the shapes whose lines give it.
+    std::vector<ParamList> seen;
+    for (const tune::TableLine *line : selection.shaped) {
+      ParamList p = apply(line), all;
+      if (!effectiveParams(kernel, p, all, error))
+        return file + ":" + std::to_string(line->line) + ": error: " + error;
+      auto it = std::find(seen.begin(), seen.end(), all);
+      if (it == seen.end()) {
+        seen.push_back(all);
+        variants.push_back({p, {}});
+        it = seen.end() - 1;
+      }
+      variants[it - seen.begin()].shapes.push_back(line->shape);
+    }
+    return "";
+  }
+  const tune::TableLine *line = selection.general;
+  if (!wanted.empty() && !selection.shaped.empty())
+    line = tune::nearestLine(selection.shaped, wanted);
+  if (!line && !selection.shaped.empty())
+    return file + ": the lines for " + kernel +
+           " with these parameters are each for one shape (" +
+           tune::formatShape(selection.shaped.front()->shape) +
+           ", ...): give --shape to choose one, or emit cpp to dispatch among them";
+  variants.push_back({apply(line), {}});
   return "";
 }
 

@@ -1,6 +1,7 @@
 //===- Tune.h - `minitile tune` and `minitile compile --tuned` ------------===//
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,13 +24,28 @@ struct TuneRequest {
 /// or not at all. Returns "" on success, else a one-line error.
 std::string tuneCommand(const TuneRequest &request);
 
-/// `minitile compile --tuned FILE`: adds to `params` (the -p values, given
-/// explicitly) the values of the line of table `file` that applies to
-/// `kernel` with them, for each parameter not given. Returns "" on success
-/// (a table with no line that applies changes nothing), else a one-line
-/// error; a malformed line, an unknown parameter or value is named by
-/// FILE:LINE.
+/// One kernel to compile from a tuned table: the parameters, and the shapes
+/// it won on (empty: the table's line for all shapes, or no line).
+struct TunedVariant {
+  std::vector<std::pair<std::string, std::string>> params;
+  /// Each as the table wrote it: sizes, and the scalars the tuning used.
+  std::vector<std::vector<std::pair<std::string, std::string>>> shapes;
+};
+
+/// `minitile compile --tuned FILE`: the kernels to compile. Each is `params`
+/// (the -p values, given explicitly) plus, for each parameter not given, the
+/// value of a line of table `file` that applies to `kernel` with them:
+///  - `perShape` (C++ with a launcher that dispatches) and the key has
+///    lines for single shapes: one variant per distinct set of values
+///    those lines give, with the shapes it won on;
+///  - else, with `shape` given (--shape): the line of the nearest shape;
+///  - else the line for all shapes (a table with no line that applies
+///    changes nothing).
+/// Returns "" on success, else a one-line error; a malformed line, an
+/// unknown parameter or value is named by FILE:LINE.
 std::string applyTunedTable(const std::string &file, const std::string &kernel,
-                            std::vector<std::pair<std::string, std::string>> &params);
+                            const std::vector<std::pair<std::string, std::string>> &params,
+                            const std::string &shape, bool perShape,
+                            std::vector<TunedVariant> &variants);
 
 } // namespace minitile

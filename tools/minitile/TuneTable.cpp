@@ -2,6 +2,9 @@
 #include "tools/minitile/TuneTable.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cctype>
 #include <set>
 
 namespace minitile::tune {
@@ -27,6 +30,18 @@ std::vector<std::string> words(const std::string &text) {
 /// The key as a set, to find a second line for the same configuration.
 std::set<std::pair<std::string, std::string>> keySet(const TableLine &l) {
   return {l.key.begin(), l.key.end()};
+}
+
+std::set<std::pair<std::string, std::string>> shapeSet(const TableLine &l) {
+  return {l.shape.begin(), l.shape.end()};
+}
+
+bool identifier(const std::string &s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_'))
+    return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
 }
 
 } // namespace
@@ -58,9 +73,22 @@ bool parseTable(const std::string &text, const std::string &file,
     entry.kernel = w[0];
     if (entry.kernel == ":" || entry.kernel.find('=') != std::string::npos)
       return fail("a line starts with the kernel's name, not '" + entry.kernel + "'");
-    bool afterColon = false;
+    bool afterColon = false, shaped = false;
     std::set<std::string> seen;
     for (size_t i = 1; i < w.size(); ++i) {
+      if (w[i] == "@") {
+        if (afterColon || shaped || i + 1 >= w.size() || w[i + 1] == ":")
+          return fail("'@' comes once, before ':', followed by a shape (a line is KERNEL "
+                      "[name=value ...] [@ size=N,size=N] : name=value ...)");
+        std::string why;
+        if (!parseShape(w[i + 1], entry.shape, why))
+          return fail(why);
+        shaped = true;
+        ++i;
+        continue;
+      }
+      if (shaped && !afterColon && w[i] != ":")
+        return fail("the shape after '@' is the key's last word; '" + w[i] + "' follows it");
       if (w[i] == ":") {
         if (afterColon)
           return fail("a second ':' (a line is KERNEL [name=value ...] : name=value ...)");
@@ -81,8 +109,10 @@ bool parseTable(const std::string &text, const std::string &file,
     if (entry.values.empty())
       return fail("no tuned values after ':'");
     for (const TableLine &earlier : lines)
-      if (earlier.kernel == entry.kernel && keySet(earlier) == keySet(entry))
+      if (earlier.kernel == entry.kernel && keySet(earlier) == keySet(entry) &&
+          shapeSet(earlier) == shapeSet(entry))
         return fail("a second line for '" + formatLine(entry.kernel, entry.key, {}) +
+                    (entry.shape.empty() ? "" : " @ " + formatShape(entry.shape)) +
                     "' (the first is line " + std::to_string(earlier.line) + ")");
     lines.push_back(std::move(entry));
   }
@@ -109,9 +139,40 @@ std::string formatLine(const std::string &kernel, const ParamList &key,
   return text;
 }
 
-const TableLine *selectLine(const std::vector<TableLine> &lines, const std::string &kernel,
-                            const std::map<std::string, std::string> &effective,
-                            const std::string &file, std::string &error) {
+std::string formatShape(const ParamList &shape) {
+  std::string text;
+  for (const auto &[name, value] : shape)
+    text.append(text.empty() ? "" : ",").append(name).append("=").append(value);
+  return text;
+}
+
+bool parseShape(const std::string &text, ParamList &shape, std::string &error) {
+  shape.clear();
+  size_t pos = 0;
+  std::set<std::string> seen;
+  while (pos <= text.size()) {
+    size_t end = std::min(text.find(',', pos), text.size());
+    std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    size_t eq = item.find('=');
+    std::string name = item.substr(0, eq),
+                value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (!identifier(name) || value.empty() || value.find('=') != std::string::npos) {
+      error = "a shape is name=value,name=value (S=4096,S_kv=1024), not '" + text + "'";
+      return false;
+    }
+    if (!seen.insert(name).second) {
+      error = "'" + name + "' appears twice in shape '" + text + "'";
+      return false;
+    }
+    shape.emplace_back(name, value);
+  }
+  return true;
+}
+
+Selection selectLines(const std::vector<TableLine> &lines, const std::string &kernel,
+                      const std::map<std::string, std::string> &effective,
+                      const std::string &file, std::string &error) {
   error.clear();
   const TableLine *best = nullptr, *tie = nullptr;
   for (const TableLine &l : lines) {
@@ -126,15 +187,52 @@ const TableLine *selectLine(const std::vector<TableLine> &lines, const std::stri
     if (!best || l.key.size() > best->key.size()) {
       best = &l;
       tie = nullptr;
-    } else if (l.key.size() == best->key.size()) {
+    } else if (l.key.size() == best->key.size() && keySet(l) != keySet(*best)) {
       tie = &l;
     }
   }
+  Selection selection;
   if (tie) {
     error = file + ":" + std::to_string(tie->line) + ": error: this line and line " +
             std::to_string(best->line) + " both apply to " + kernel +
             " with these parameters; give one a longer key";
-    return nullptr;
+    return selection;
+  }
+  if (!best)
+    return selection;
+  for (const TableLine &l : lines)
+    if (l.kernel == kernel && keySet(l) == keySet(*best)) {
+      if (l.shape.empty())
+        selection.general = &l;
+      else
+        selection.shaped.push_back(&l);
+    }
+  return selection;
+}
+
+const TableLine *nearestLine(const std::vector<const TableLine *> &shaped,
+                             const ParamList &shape) {
+  auto number = [](const std::string &text, double &out) {
+    char *end = nullptr;
+    out = std::strtod(text.c_str(), &end);
+    return !text.empty() && end && *end == 0;
+  };
+  const TableLine *best = nullptr;
+  double bestDistance = 0;
+  for (const TableLine *l : shaped) {
+    double distance = 0;
+    for (const auto &[name, tuned] : l->shape) {
+      auto it = std::find_if(shape.begin(), shape.end(),
+                             [&, &name = name](const auto &e) { return e.first == name; });
+      double a, b;
+      if (it == shape.end() || !number(it->second, a) || !number(tuned, b))
+        continue;
+      distance += std::fabs(std::log2(std::max(a, 1.0)) - std::log2(std::max(b, 1.0)));
+    }
+    if (!best || distance < bestDistance) {
+      best = l;
+      bestDistance = distance;
+    }
   }
   return best;
 }

@@ -166,6 +166,12 @@ int64_t divide(int64_t a, int64_t b, const char *kernel);
 int64_t remainder(int64_t a, int64_t b, const char *kernel);
 int64_t ceilDivide(int64_t a, int64_t b, const char *kernel);
 
+/// A dispatching launcher's choice (minitile compile --tuned with per-shape
+/// lines): of `shapes` rows of `sizes` tuned sizes each (row-major in
+/// `tuned`), the row nearest `actual` -- the least sum of |log2 actual -
+/// log2 tuned|, sizes below 1 counting as 1; the first of equals.
+int nearestShape(const double *tuned, int shapes, int sizes, const int64_t *actual);
+
 /// Throws the Error of a launcher computation that overflows its type; `at`
 /// is the kernel source line computing it ("" if unknown).
 [[noreturn]] void overflow(const char *kernel, const char *at);

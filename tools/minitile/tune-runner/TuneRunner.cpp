@@ -572,7 +572,8 @@ std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>>
   std::string text = "# minitile tune table: " + spec.kernel + " for " + spec.arch + ", " +
                      about + "\n# shapes: " + shapes + "\n# made by: " + spec.command +
                      "\n# read by: minitile compile " + spec.kernel +
-                     " --tuned FILE (-p values given there win)\n";
+                     " --tuned FILE (-p values given there win; with --emit cpp the launcher "
+                     "runs each call on the kernel tuned for the nearest shape)\n";
   text += spec.key + " : " + spec.points[best].params + "  # geomean " +
           microseconds(geomean(results[best]));
   for (size_t s = 0; s < spec.shapes.size(); ++s)
@@ -584,7 +585,8 @@ std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>>
       if (results[p][s].status == Result::Status::ok &&
           (top < 0 || results[p][s].us < results[top][s].us))
         top = int(p);
-    text += "#   best on " + spec.shapes[s].name + ": " + spec.points[top].params + "  " +
+    // The shape's own winner, for a launcher that dispatches by shape.
+    text += spec.key + " @ " + spec.shapes[s].name + " : " + spec.points[top].params + "  # " +
             microseconds(results[top][s].us) + "\n";
   }
   return text;
