@@ -21,6 +21,7 @@
 #include "indexer_fwd_pers_s4.h"
 #include "indexer_fwd_pers_s9.h"
 #include "indexer_fwd_q4.h"
+#include "indexer_fwd_tuned.h"
 #include "indexer_fwd_pers_q4.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
@@ -169,6 +170,7 @@ struct IndexerVariant {
 /// The indexer's variants at H = 64, D = 128 (bench/CMakeLists.txt).
 std::vector<IndexerVariant> h64d128Variants() {
   return {{"indexer_fwd (shipped)", minitile::kernels::indexer_fwd, false},
+          {"tuned table (by shape)", minitile::kernels::indexer_fwd_tuned, false},
           {"unfused + clean_logits", minitile::kernels::indexer_fwd_unfused, true},
           {"warpgroups=2", minitile::kernels::indexer_fwd_wg2, false},
           {"last_first=true", minitile::kernels::indexer_fwd_last, false},

@@ -12,7 +12,9 @@
 #     [ARCH <sm_XX>]             # default sm_90a
 #     [TUNED <file>])            # a table of tuned values ('minitile tune'):
 #                                # its line for KERNEL gives the parameters
-#                                # PARAMS does not (relative: to this directory)
+#                                # PARAMS does not (relative: to this directory);
+#                                # with lines for single shapes, a kernel per
+#                                # shape and a launcher choosing by the sizes
 #
 #   Runs the generator at build time (like Halide's add_halide_library) and
 #   makes <target>, a static library holding the kernel's image and its typed

@@ -243,6 +243,21 @@ TEST(IndexerFwd, PersistentShapesAndWindows) {
         }
 }
 
+TEST(IndexerFwd, TunedByShape) {
+  // A launcher built from a table with lines for two shapes
+  // (tests/gpu/indexer_fwd.dispatch.txt): short sequences run the
+  // non-persistent kernel, long ones the persistent one.
+  for (int64_t S : {1, 3, 17, 1000, 4099})
+    for (int64_t T : {0, 257, 1025})
+      for (Windows w : {Windows::causal4, Windows::random}) {
+        Problem p(S, T, 1, 64, 128, w);
+        SCOPED_TRACE(describe(p, w));
+        check(p, run(p, [&](auto q, auto kv, auto wt, auto ks, auto ke, float *out) {
+                minitile::kernels::indexer_fwd_by_shape(S, T, q, kv, wt, ks, ke, out);
+              }), false);
+      }
+}
+
 TEST(IndexerFwd, UnfusedThenCleanLogits) {
   for (auto [S, T] : {std::pair<int64_t, int64_t>{17, 257}, {1000, 1025}, {3, 0}})
     for (Windows w : {Windows::causal4, Windows::random}) {
