@@ -4,15 +4,24 @@ in `cuobjdump --dump-sass` output on stdin: its instructions per warp per
 iteration, its HGMMA count, and the mix by opcode. The same measure as
 ../shared/tools/sass-loop-stats.
 
-  loop_stats.py [--max-per-hgmma X] < sass
+  loop_stats.py [--max-per-hgmma X] [--no-local] [--require OP]... < sass
 
 Prints one line of figures and one of the mix; with --max-per-hgmma, exits 1
 if the loop takes more than X instructions per HGMMA (2 if there is no such
-loop)."""
+loop). --no-local fails on any local-memory instruction (LDL, STL: spills)
+anywhere in the kernel, --require OP where no instruction starts with OP
+(UTMALDG: the TMA loads)."""
 import argparse
 import collections
 import re
 import sys
+
+
+def opcodes(lines):
+    for line in lines:
+        m = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?);", line)
+        if m:
+            yield re.sub(r"^@!?U?P\w+\s+", "", m.group(2).strip()).split()[0]
 
 
 def innermost_hgmma_loop(lines):
@@ -46,8 +55,22 @@ def innermost_hgmma_loop(lines):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-per-hgmma", type=float)
+    parser.add_argument("--no-local", action="store_true")
+    parser.add_argument("--require", action="append", default=[])
     args = parser.parse_args()
-    found = innermost_hgmma_loop(sys.stdin)
+    lines = sys.stdin.readlines()
+    ops = list(opcodes(lines))
+    failed = False
+    local = [op for op in ops if op.split(".")[0] in ("LDL", "STL")]
+    if args.no_local and local:
+        print(f"FAIL: {len(local)} local-memory instructions ({', '.join(sorted(set(local)))}): "
+              "spills or a stack")
+        failed = True
+    for op in args.require:
+        if not any(o.startswith(op) for o in ops):
+            print(f"FAIL: no {op} instruction")
+            failed = True
+    found = innermost_hgmma_loop(lines)
     if not found:
         print("no HGMMA in a loop")
         sys.exit(2 if args.max_per_hgmma is not None else 0)
@@ -62,6 +85,8 @@ def main():
         print(f"FAIL: {per:.2f} instructions per HGMMA, more than the {args.max_per_hgmma} "
               "this check holds (a regression; if it is an intended trade, say so in "
               "docs/PERF.md and raise the bound in tests/CMakeLists.txt)")
+        failed = True
+    if failed:
         sys.exit(1)
 
 
