@@ -154,6 +154,7 @@ struct Ring {
   int64_t stages;
   Value full, empty; // shared i64 tiles of `stages` mbarriers each
   Value runs;        // tile.local<index>: iterations of earlier runs
+  bool runsVary = false; // the loop may run again (it is inside a loop)
 
   /// j (the iteration's number over all runs), its stage and phase parity.
   std::tuple<Value, Value, Value> position(OpBuilder &b, Location loc, Value iv,
@@ -323,6 +324,25 @@ Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPe
 void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
+  // Iteration j over all runs goes to group j mod groups, so that a stage
+  // (j mod stages, stages a multiple of groups) is always read by the same
+  // group, in order: an mbarrier's parity tells only its last two phases
+  // apart, and a group that waited on a stage another group has yet to
+  // release could pass a phase early -- or wait for one that has gone by (a
+  // loop that runs again, a persistent kernel's KV loop per item, hung with
+  // stages = groups when a run's trip count was not a multiple of the
+  // groups). This run's first iteration for the group is then
+  // (group - runs) mod groups.
+  int64_t groupCount = loop.getGroups();
+  if (groupCount > 1 && ring.runsVary) {
+    Value runs = LocalLoadOp::create(b, loc, b.getIndexType(), ring.runs);
+    Value g = constant(b, loc, groupCount);
+    group = arith::RemUIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, group, g),
+                              arith::RemUIOp::create(b, loc, runs, g)),
+        g);
+  }
   Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
                                    arith::MulIOp::create(b, loc, group, loop.getStep()));
   Value step = arith::MulIOp::create(b, loc, loop.getStep(),
@@ -644,6 +664,8 @@ LogicalResult specialise(KernelOp kernel,
     int64_t spare = body.accumulating.empty() ? 0 : 1;
     Ring ring{int64_t(loop.getStages()), allocateBarriers(kernel, loop.getStages(), 1, loc),
               allocateBarriers(kernel, loop.getStages() + spare, perIteration, loc), Value()};
+    for (Operation *p = loop->getParentOp(); !llvm::isa<KernelOp>(p); p = p->getParentOp())
+      ring.runsVary |= llvm::isa<ForOp, PipelinedOp, WhileOp>(p);
     auto twin = llvm::cast<PipelinedOp>(map.lookup(loop.getOperation()));
     Body twinBody;
     for (AllocSharedOp alloc : body.allocs)

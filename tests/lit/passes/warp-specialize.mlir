@@ -318,3 +318,50 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
   }
   tile.return
 }
+
+// -----
+
+// A nested loop of two groups runs once per outer iteration, and a run's
+// trip count need not be a multiple of the groups: iteration j over all runs
+// still goes to group j mod 2, so each stage is always read by the same
+// group (an mbarrier's parity tells only two phases apart; a persistent
+// indexer with stages = groups hung when the groups took turns afresh each
+// run). The group's first iteration of a run is (group + 2 - runs mod 2)
+// mod 2.
+// CHECK-LABEL: tile.kernel @nested_groups_kernel
+// CHECK: } else {
+// CHECK: %[[GROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} iter_args
+// CHECK: %[[RUNS:.*]] = tile.local_load
+// CHECK: %[[PAST:.*]] = arith.remui %[[RUNS]], %c2
+// CHECK-NEXT: %[[PLUS:.*]] = arith.addi %[[GROUP]], %c2
+// CHECK-NEXT: %[[DIFF:.*]] = arith.subi %[[PLUS]], %[[PAST]]
+// CHECK-NEXT: %[[FIRST:.*]] = arith.remui %[[DIFF]], %c2
+// CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[FIRST]], %c1
+// CHECK-NEXT: %[[LB:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// CHECK: tile.for %{{.*}} = %[[LB]] to %m step
+tile.host @nested_groups(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}, %m: index {tile.name = "m", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @nested_groups_kernel grid(%c1, %c1, %c1) args(%kv, %n, %m) : (!tile.ptr<bf16>, index, index) -> ()
+  tile.return
+}
+tile.kernel @nested_groups_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}, %m: index {tile.name = "m"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %b = tile.block_id x
+  %g = tile.grid_dim x
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  tile.pipelined %item = %b to %n step %g stages 2 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.pipelined %i = %c0 to %m step %c1 stages 2 groups 2 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
+  }
+  tile.return
+}
