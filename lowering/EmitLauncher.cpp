@@ -572,8 +572,14 @@ bool composeDispatch(const std::vector<DispatchVariant> &variants,
           return false;
         }
 
+  // The variant of the table's line for all shapes, if any.
+  int general = -1;
+  for (auto [i, v] : llvm::enumerate(variants))
+    if (v.general)
+      general = int(i);
+
   // The table of tuned shapes: a row per shape, a column per size (a
-  // shape that leaves a size out counts it as 1, as nearestShape() does
+  // shape that leaves a size out counts it as 1, as nearestVariant() does
   // for sizes below 1 -- the column then does not decide).
   std::string rows, variantOf, shapesText;
   unsigned count = 0;
@@ -605,7 +611,12 @@ bool composeDispatch(const std::vector<DispatchVariant> &variants,
   header.insert(throws, "/// Compiled " + std::to_string(variants.size()) +
                             " times, with the values tuned for " + shapesText +
                             ": each call runs the one tuned for the shape nearest its sizes "
-                            "(least sum of |log2 size - log2 tuned|).\n");
+                            "(least sum of |log2 size - log2 tuned|)" +
+                            (general >= 0 ? ", the one for all shapes (" +
+                                                variants[general].description +
+                                                ") where shapes of two are as near"
+                                          : std::string()) +
+                            ".\n");
 
   std::string source;
   llvm::raw_string_ostream s(source);
@@ -622,8 +633,8 @@ bool composeDispatch(const std::vector<DispatchVariant> &variants,
   for (auto [j, size] : llvm::enumerate(names))
     s << (j ? ", " : "") << size << ".value";
   s << "};\n"
-    << "  switch (kVariant[minitile::rt::nearestShape(&kTuned[0][0], " << count << ", "
-    << names.size() << ", sizes)]) {\n";
+    << "  switch (minitile::rt::nearestVariant(&kTuned[0][0], kVariant, " << count << ", "
+    << names.size() << ", sizes, " << general << ")) {\n";
   for (auto [i, v] : llvm::enumerate(variants))
     s << (i + 1 == variants.size() ? "  default: " : "  case " + std::to_string(i) + ": ")
       << v.launcher.call << ";\n    return;\n";

@@ -81,12 +81,16 @@ struct DispatchVariant {
   LauncherSource launcher;
   std::string description; // its parameters, for the files' comments
   std::vector<std::vector<std::pair<std::string, int64_t>>> shapes;
+  /// The table's line for all shapes: the kernel where shapes of different
+  /// variants are equally near a call (at most one variant).
+  bool general = false;
 };
 
 /// Joins variants of one kernel -- each compiled with other parameters,
 /// with the same launcher arguments -- into one header and source whose
 /// function runs, on each call, the variant tuned for the shape nearest the
-/// call's sizes (minitile::rt::nearestShape). `options` gives the
+/// call's sizes (minitile::rt::nearestVariant), or the general variant
+/// where shapes of different variants are equally near. `options` gives the
 /// namespace, header name and provenance. False with `error` set if the
 /// variants' launchers differ or a shape names a size the launcher lacks.
 bool composeDispatch(const std::vector<DispatchVariant> &variants,

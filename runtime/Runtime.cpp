@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace minitile::rt {
 
@@ -284,20 +285,27 @@ CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
   return map;
 }
 
-int nearestShape(const double *tuned, int shapes, int sizes, const int64_t *actual) {
-  int best = 0;
-  double bestDistance = 0;
+int nearestVariant(const double *tuned, const int *variant, int shapes, int sizes,
+                   const int64_t *actual, int general) {
+  std::vector<double> distance(shapes, 0.0);
+  double best = 0;
   for (int r = 0; r < shapes; ++r) {
-    double distance = 0;
     for (int c = 0; c < sizes; ++c)
-      distance += std::fabs(std::log2(double(std::max<int64_t>(actual[c], 1))) -
-                            std::log2(std::max(tuned[r * sizes + c], 1.0)));
-    if (r == 0 || distance < bestDistance) {
-      best = r;
-      bestDistance = distance;
-    }
+      distance[r] += std::fabs(std::log2(double(std::max<int64_t>(actual[c], 1))) -
+                               std::log2(std::max(tuned[r * sizes + c], 1.0)));
+    if (r == 0 || distance[r] < best)
+      best = distance[r];
   }
-  return best;
+  int chosen = -1;
+  for (int r = 0; r < shapes; ++r) {
+    if (distance[r] > best + 1e-9)
+      continue;
+    if (chosen < 0)
+      chosen = variant[r];
+    else if (variant[r] != chosen)
+      return general >= 0 ? general : chosen;
+  }
+  return chosen;
 }
 
 int64_t divide(int64_t a, int64_t b, const char *kernel) {

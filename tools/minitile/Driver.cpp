@@ -236,7 +236,7 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
                       "'s sizes (" + llvm::join(r.launcher.sizes, ", ") + ")");
         shapes.push_back(std::move(sizes));
       }
-      parts.push_back({std::move(r.launcher), describeParams(one), std::move(shapes)});
+      parts.push_back({std::move(r.launcher), describeParams(one), std::move(shapes), v.general});
     }
     LauncherOptions options;
     options.cppNamespace = request.cppNamespace;

@@ -764,18 +764,27 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
   if (perShape && !selection.shaped.empty()) {
     // One kernel per distinct set of parameters (compared as the generator
     // sees them), serving the shapes whose lines give it.
+    // The line for all shapes, if any, is the kernel for calls no shape is
+    // nearest to alone (TunedVariant::general).
     std::vector<ParamList> seen;
-    for (const tune::TableLine *line : selection.shaped) {
-      ParamList p = apply(line), all;
-      if (!effectiveParams(kernel, p, all, error))
+    std::vector<const tune::TableLine *> all(selection.shaped);
+    if (selection.general)
+      all.push_back(selection.general);
+    for (const tune::TableLine *line : all) {
+      ParamList p = apply(line), every;
+      if (!effectiveParams(kernel, p, every, error))
         return file + ":" + std::to_string(line->line) + ": error: " + error;
-      auto it = std::find(seen.begin(), seen.end(), all);
+      auto it = std::find(seen.begin(), seen.end(), every);
       if (it == seen.end()) {
-        seen.push_back(all);
+        seen.push_back(every);
         variants.push_back({p, {}});
         it = seen.end() - 1;
       }
-      variants[it - seen.begin()].shapes.push_back(line->shape);
+      TunedVariant &v = variants[it - seen.begin()];
+      if (line == selection.general)
+        v.general = true;
+      else
+        v.shapes.push_back(line->shape);
     }
     return "";
   }

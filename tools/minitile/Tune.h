@@ -30,6 +30,9 @@ struct TunedVariant {
   std::vector<std::pair<std::string, std::string>> params;
   /// Each as the table wrote it: sizes, and the scalars the tuning used.
   std::vector<std::vector<std::pair<std::string, std::string>>> shapes;
+  /// The line for all shapes gives it: a dispatching launcher runs it where
+  /// shapes of other kernels are equally near.
+  bool general = false;
 };
 
 /// `minitile compile --tuned FILE`: the kernels to compile. Each is `params`
@@ -37,7 +40,8 @@ struct TunedVariant {
 /// value of a line of table `file` that applies to `kernel` with them:
 ///  - `perShape` (C++ with a launcher that dispatches) and the key has
 ///    lines for single shapes: one variant per distinct set of values
-///    those lines give, with the shapes it won on;
+///    those lines (and the line for all shapes) give, with the shapes it
+///    won on;
 ///  - else, with `shape` given (--shape): the line of the nearest shape;
 ///  - else the line for all shapes (a table with no line that applies
 ///    changes nothing).

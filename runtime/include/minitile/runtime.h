@@ -168,9 +168,13 @@ int64_t ceilDivide(int64_t a, int64_t b, const char *kernel);
 
 /// A dispatching launcher's choice (minitile compile --tuned with per-shape
 /// lines): of `shapes` rows of `sizes` tuned sizes each (row-major in
-/// `tuned`), the row nearest `actual` -- the least sum of |log2 actual -
-/// log2 tuned|, sizes below 1 counting as 1; the first of equals.
-int nearestShape(const double *tuned, int shapes, int sizes, const int64_t *actual);
+/// `tuned`), the rows nearest `actual` -- the least sum of |log2 actual -
+/// log2 tuned|, sizes below 1 counting as 1 -- and the variant `variant[row]`
+/// tuned there. Where nearest rows of different variants tie, `general`
+/// (the table's line for all shapes), or the first row's variant if it is
+/// negative.
+int nearestVariant(const double *tuned, const int *variant, int shapes, int sizes,
+                   const int64_t *actual, int general);
 
 /// Throws the Error of a launcher computation that overflows its type; `at`
 /// is the kernel source line computing it ("" if unknown).
