@@ -335,13 +335,14 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   // (group - runs) mod groups.
   int64_t groupCount = loop.getGroups();
   if (groupCount > 1 && ring.runsVary) {
+    // (One statement an op: the order of the IR does not hang on the order
+    // in which a compiler evaluates arguments.)
     Value runs = LocalLoadOp::create(b, loc, b.getIndexType(), ring.runs);
     Value g = constant(b, loc, groupCount);
-    group = arith::RemUIOp::create(
-        b, loc,
-        arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, group, g),
-                              arith::RemUIOp::create(b, loc, runs, g)),
-        g);
+    Value past = arith::RemUIOp::create(b, loc, runs, g);
+    Value plus = arith::AddIOp::create(b, loc, group, g);
+    Value diff = arith::SubIOp::create(b, loc, plus, past);
+    group = arith::RemUIOp::create(b, loc, diff, g);
   }
   Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
                                    arith::MulIOp::create(b, loc, group, loop.getStep()));
