@@ -5,6 +5,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace minitile::hopper;
 
@@ -77,25 +79,35 @@ Value addKernelArgument(KernelOp kernel, LaunchOp launch, Type type, Value value
   return arg;
 }
 
-/// The copy's origin in its root view's innermost dimension: a tile.slice's
-/// index where one fixed that dimension, else the copy's own last index.
-Value innermostOrigin(CopyOp copy) {
+/// A copy's source traced to its root view: the root, the root dimension
+/// of each of the copy's dimensions, and the copy's origin in every root
+/// dimension (a tile.slice's index where one fixed it, else the copy's).
+struct RootedCopy {
+  ViewOp root;
+  SmallVector<int64_t> dimOf;
+  SmallVector<Value> origin;
+};
+
+RootedCopy traceToRoot(CopyOp copy) {
   Value source = copy.getSource();
   SmallVector<SliceOp> slices;
   while (auto slice = source.getDefiningOp<SliceOp>()) {
     slices.push_back(slice);
     source = slice.getSource();
   }
-  unsigned rank = source.getDefiningOp<ViewOp>().getResult().getType().getRank();
-  SmallVector<int64_t> dimOf;
+  RootedCopy r;
+  r.root = source.getDefiningOp<ViewOp>();
+  unsigned rank = r.root.getResult().getType().getRank();
   for (unsigned d = 0; d < rank; ++d)
-    dimOf.push_back(d);
+    r.dimOf.push_back(d);
+  r.origin.resize(rank);
   for (SliceOp slice : llvm::reverse(slices)) {
-    if (dimOf[slice.getDim()] == int64_t(rank) - 1)
-      return slice.getIndex();
-    dimOf.erase(dimOf.begin() + slice.getDim());
+    r.origin[r.dimOf[slice.getDim()]] = slice.getIndex();
+    r.dimOf.erase(r.dimOf.begin() + slice.getDim());
   }
-  return copy.getIndices().back();
+  for (auto [i, d] : llvm::enumerate(r.dimOf))
+    r.origin[d] = copy.getIndices()[i];
+  return r;
 }
 
 } // namespace
@@ -111,13 +123,11 @@ int64_t knownMultiple(Value v, unsigned depth) {
     Operation *owner = arg.getOwner()->getParentOp();
     if (arg.getArgNumber() != 0 || arg.getOwner() != &owner->getRegion(0).front())
       return 1;
-    if (auto loop = llvm::dyn_cast<ForOp>(owner))
-      return std::min(of(loop.getLowerBound()), of(loop.getStep()));
-    if (auto loop = llvm::dyn_cast<ParallelOp>(owner))
-      return std::min(of(loop.getLowerBound()), of(loop.getStep()));
-    if (auto loop = llvm::dyn_cast<PipelinedOp>(owner))
-      return std::min(of(loop.getLowerBound()), of(loop.getStep()));
-    return 1;
+    return llvm::TypeSwitch<Operation *, int64_t>(owner)
+        .Case<ForOp, ParallelOp, PipelinedOp>([&](auto loop) {
+          return std::min(of(loop.getLowerBound()), of(loop.getStep()));
+        })
+        .Default([](Operation *) { return int64_t(1); });
   }
   Operation *op = v.getDefiningOp();
   if (!op)
@@ -204,7 +214,7 @@ bool tmaEligible(CopyOp copy, std::string &why) {
   // A box starts on a 16-byte boundary of its row: a copy from elsewhere
   // is an illegal instruction on the H200 (tests/codegen small_tiles).
   if (int64_t granule = 16 / std::min<int64_t>(e, 16);
-      knownMultiple(innermostOrigin(copy)) % granule) {
+      knownMultiple(traceToRoot(copy).origin.back()) % granule) {
     why = "its innermost origin is not known to be a multiple of " + std::to_string(granule) +
           " elements (a box starts on a 16-byte boundary of a row); copy the box "
           "from the origin rounded down (o / " + std::to_string(granule) + " * " +
@@ -221,26 +231,9 @@ TmaCopy planTmaCopy(CopyOp copy) {
   Type element = dest.getElementType();
   int64_t e = elementBytes(element);
 
-  // Walk to the root view, noting the dimensions tile.slice fixed.
-  Value source = copy.getSource();
-  SmallVector<SliceOp> slices;
-  while (auto slice = source.getDefiningOp<SliceOp>()) {
-    slices.push_back(slice);
-    source = slice.getSource();
-  }
-  auto root = source.getDefiningOp<ViewOp>();
-  GlobalTensorType rootType = root.getResult().getType();
-  unsigned rank = rootType.getRank();
-  // Root dimension of each dimension of the copy's source.
-  SmallVector<int64_t> dimOf;
-  for (unsigned d = 0; d < rank; ++d)
-    dimOf.push_back(d);
-  SmallVector<Value> fixedIndex(rank);
-  for (SliceOp slice : llvm::reverse(slices)) {
-    int64_t d = dimOf[slice.getDim()];
-    fixedIndex[d] = slice.getIndex();
-    dimOf.erase(dimOf.begin() + slice.getDim());
-  }
+  // The root view, and the dimensions tile.slice fixed.
+  auto [root, dimOf, origin] = traceToRoot(copy);
+  unsigned rank = root.getResult().getType().getRank();
 
   // The box in root dimensions, the innermost split into swizzle panels.
   SmallVector<int64_t> box(rank, 1);
@@ -292,13 +285,9 @@ TmaCopy planTmaCopy(CopyOp copy) {
 
   // Device coordinates, innermost first.
   OpBuilder db(copy);
-  for (int d = rank - 1; d >= 0; --d) {
-    Value index = fixedIndex[d];
-    if (!index)
-      index = copy.getIndices()[llvm::find(dimOf, d) - dimOf.begin()];
+  for (int d = rank - 1; d >= 0; --d)
     plan.coords.push_back(arith::IndexCastOp::create(db, copy.getLoc(),
-                                                     db.getI32Type(), index));
-  }
+                                                     db.getI32Type(), origin[d]));
   return plan;
 }
 
