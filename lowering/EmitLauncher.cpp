@@ -101,6 +101,18 @@ std::string declare(const std::string &type, llvm::StringRef name) {
   return type + (type.back() == '*' ? "" : " ") + name.str();
 }
 
+/// The launcher's parameters as declared, each followed by ", ": the
+/// stream, which ends every launcher, is the caller's to add.
+std::string parameterList(tile::HostOp host, const LauncherOptions &options) {
+  std::string list;
+  for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i) {
+    std::string type = parameterType(host.getArgument(i), isWritten(options, host, i));
+    assert(!type.empty() && "a launcher argument of a type the DSL does not make");
+    list += declare(type, host.getArgName(i)) + ", ";
+  }
+  return list;
+}
+
 class HostWriter {
 public:
   HostWriter(tile::HostOp host, llvm::raw_ostream &os, std::string variant = "")
@@ -139,13 +151,8 @@ private:
 bool HostWriter::write(tile::KernelOp kernel, const LauncherOptions &options,
                        std::string &error) {
   std::string kname = host_.getSymName().str();
-  os_ << (variant_.empty() ? "" : "static ") << "void " << kname << variant_ << "(";
-  for (unsigned i = 0, e = host_.getNumArguments(); i < e; ++i) {
-    Value arg = host_.getArgument(i);
-    os_ << declare(parameterType(arg, isWritten(options, host_, i)), host_.getArgName(i))
-        << ", ";
-  }
-  os_ << "CUstream stream) {\n"
+  os_ << (variant_.empty() ? "" : "static ") << "void " << kname << variant_ << "("
+      << parameterList(host_, options) << "CUstream stream) {\n"
       << "  static const char *const kKernel = " << cppStringLiteral(kname) << ";\n";
   // Tensors are used by name; sizes and scalars through plain values.
   for (unsigned i = 0, e = host_.getNumArguments(); i < e; ++i) {
@@ -491,14 +498,8 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
       h << "\n";
     }
     h << "/// Throws minitile::rt::Error on a bad argument or a CUDA failure.\n";
-    h << "void " << host.getSymName() << "(";
-    for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i) {
-      Value arg = host.getArgument(i);
-      std::string type = parameterType(arg, isWritten(options, host, i));
-      assert(!type.empty() && "a launcher argument of a type the DSL does not make");
-      h << declare(type, host.getArgName(i)) << ", ";
-    }
-    h << "CUstream stream = nullptr);\n\n";
+    std::string parameters = parameterList(host, options);
+    h << "void " << host.getSymName() << "(" << parameters << "CUstream stream = nullptr);\n\n";
 
     // Definition.
     std::string definitions;
@@ -520,16 +521,12 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
 
     // What composeDispatch() needs to call it.
     std::string name = host.getSymName().str(), args;
-    out.signature = "void " + name + "(";
+    out.signature = "void " + name + "(" + parameters + "CUstream stream)";
     for (unsigned i = 0, e = host.getNumArguments(); i < e; ++i) {
-      Value arg = host.getArgument(i);
-      out.signature += declare(parameterType(arg, isWritten(options, host, i)),
-                               host.getArgName(i)) + ", ";
       args += host.getArgName(i).str() + ", ";
       if (host.getArgAttr(i, "tile.size"))
         out.sizes.push_back(host.getArgName(i).str());
     }
-    out.signature += "CUstream stream)";
     out.call = name + v + "(" + args + "stream)";
   }
   h << "} // namespace " << options.cppNamespace << "\n";
@@ -559,19 +556,6 @@ bool composeDispatch(const std::vector<DispatchVariant> &variants,
         for (const auto &entry : shape)
           if (entry.first == size && llvm::find(names, size) == names.end())
             names.push_back(size);
-  for (const DispatchVariant &v : variants)
-    for (const auto &shape : v.shapes)
-      for (const auto &entry : shape)
-        if (llvm::find(first.sizes, entry.first) == first.sizes.end()) {
-          std::string have;
-          for (const std::string &size : first.sizes)
-            have += (have.empty() ? "" : ", ") + size;
-          error = "a tuned shape names size '" + entry.first +
-                  "', which the launcher does not take (its sizes: " +
-                  (have.empty() ? "none" : have) + ")";
-          return false;
-        }
-
   // The variant of the table's line for all shapes, if any.
   int general = -1;
   for (auto [i, v] : llvm::enumerate(variants))

@@ -91,8 +91,9 @@ struct DispatchVariant {
 /// function runs, on each call, the variant tuned for the shape nearest the
 /// call's sizes (minitile::rt::nearestVariant), or the general variant
 /// where shapes of different variants are equally near. `options` gives the
-/// namespace, header name and provenance. False with `error` set if the
-/// variants' launchers differ or a shape names a size the launcher lacks.
+/// namespace, header name and provenance. The shapes name sizes of the
+/// launcher only (LauncherSource::sizes; the caller drops the scalars a
+/// tuning records). False with `error` set if the variants' launchers differ.
 bool composeDispatch(const std::vector<DispatchVariant> &variants,
                      const LauncherOptions &options, LauncherSource &out,
                      std::string &error);
