@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 namespace minitile::rt {
 
@@ -287,18 +286,21 @@ CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
 
 int nearestVariant(const double *tuned, const int *variant, int shapes, int sizes,
                    const int64_t *actual, int general) {
-  std::vector<double> distance(shapes, 0.0);
-  double best = 0;
-  for (int r = 0; r < shapes; ++r) {
+  // On every launch: two passes over the rows, nothing allocated.
+  auto distance = [&](int r) {
+    double d = 0;
     for (int c = 0; c < sizes; ++c)
-      distance[r] += std::fabs(std::log2(double(std::max<int64_t>(actual[c], 1))) -
-                               std::log2(std::max(tuned[r * sizes + c], 1.0)));
-    if (r == 0 || distance[r] < best)
-      best = distance[r];
-  }
+      d += std::fabs(std::log2(double(std::max<int64_t>(actual[c], 1))) -
+                     std::log2(std::max(tuned[r * sizes + c], 1.0)));
+    return d;
+  };
+  double best = 0;
+  for (int r = 0; r < shapes; ++r)
+    if (double d = distance(r); r == 0 || d < best)
+      best = d;
   int chosen = -1;
   for (int r = 0; r < shapes; ++r) {
-    if (distance[r] > best + 1e-9)
+    if (distance(r) > best + 1e-9)
       continue;
     if (chosen < 0)
       chosen = variant[r];
