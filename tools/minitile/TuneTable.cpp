@@ -27,13 +27,18 @@ std::vector<std::string> words(const std::string &text) {
   return out;
 }
 
-/// The key as a set, to find a second line for the same configuration.
-std::set<std::pair<std::string, std::string>> keySet(const TableLine &l) {
-  return {l.key.begin(), l.key.end()};
+/// A key or shape as a set, whatever the order written: to find a second
+/// line for the same configuration.
+std::set<std::pair<std::string, std::string>> asSet(const ParamList &list) {
+  return {list.begin(), list.end()};
 }
 
-std::set<std::pair<std::string, std::string>> shapeSet(const TableLine &l) {
-  return {l.shape.begin(), l.shape.end()};
+/// name=value pairs joined by `separator`.
+std::string joined(const ParamList &list, const char *separator) {
+  std::string text;
+  for (const auto &[name, value] : list)
+    text.append(text.empty() ? "" : separator).append(name).append("=").append(value);
+  return text;
 }
 
 bool identifier(const std::string &s) {
@@ -109,8 +114,8 @@ bool parseTable(const std::string &text, const std::string &file,
     if (entry.values.empty())
       return fail("no tuned values after ':'");
     for (const TableLine &earlier : lines)
-      if (earlier.kernel == entry.kernel && keySet(earlier) == keySet(entry) &&
-          shapeSet(earlier) == shapeSet(entry))
+      if (earlier.kernel == entry.kernel && asSet(earlier.key) == asSet(entry.key) &&
+          asSet(earlier.shape) == asSet(entry.shape))
         return fail("a second line for '" + formatLine(entry.kernel, entry.key, {}) +
                     (entry.shape.empty() ? "" : " @ " + formatShape(entry.shape)) +
                     "' (the first is line " + std::to_string(earlier.line) + ")");
@@ -119,12 +124,7 @@ bool parseTable(const std::string &text, const std::string &file,
   return true;
 }
 
-std::string formatParams(const ParamList &params) {
-  std::string text;
-  for (const auto &[name, value] : params)
-    text.append(text.empty() ? "" : " ").append(name).append("=").append(value);
-  return text;
-}
+std::string formatParams(const ParamList &params) { return joined(params, " "); }
 
 std::string formatLine(const std::string &kernel, const ParamList &key,
                        const ParamList &values) {
@@ -139,12 +139,7 @@ std::string formatLine(const std::string &kernel, const ParamList &key,
   return text;
 }
 
-std::string formatShape(const ParamList &shape) {
-  std::string text;
-  for (const auto &[name, value] : shape)
-    text.append(text.empty() ? "" : ",").append(name).append("=").append(value);
-  return text;
-}
+std::string formatShape(const ParamList &shape) { return joined(shape, ","); }
 
 bool parseShape(const std::string &text, ParamList &shape, std::string &error) {
   shape.clear();
@@ -187,7 +182,7 @@ Selection selectLines(const std::vector<TableLine> &lines, const std::string &ke
     if (!best || l.key.size() > best->key.size()) {
       best = &l;
       tie = nullptr;
-    } else if (l.key.size() == best->key.size() && keySet(l) != keySet(*best)) {
+    } else if (l.key.size() == best->key.size() && asSet(l.key) != asSet(best->key)) {
       tie = &l;
     }
   }
@@ -201,7 +196,7 @@ Selection selectLines(const std::vector<TableLine> &lines, const std::string &ke
   if (!best)
     return selection;
   for (const TableLine &l : lines)
-    if (l.kernel == kernel && keySet(l) == keySet(*best)) {
+    if (l.kernel == kernel && asSet(l.key) == asSet(best->key)) {
       if (l.shape.empty())
         selection.general = &l;
       else
