@@ -45,8 +45,9 @@ template <bool Batched> struct IndexerFwd : Generator {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
               N = BQ * H, BK = 64;
     if (N > 256)
-      throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" + std::to_string(H) + " makes " +
-             std::to_string(N) + " columns; a gemm takes at most 256");
+      throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
+                                            std::to_string(H) + " makes " + std::to_string(N) +
+                                            " columns; a gemm takes at most 256");
     const int G = groups ? int(groups) : (H >= 32 && N <= 128 ? 3 : 2);
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
     // as asked for and the target's shared memory holds beside the query tile
