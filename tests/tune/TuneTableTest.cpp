@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 using namespace minitile::tune;
 
 namespace {
@@ -217,5 +219,26 @@ TEST(TuneRunner, WritesATableTheParserReads) {
   results[0][1].status = S::notApplicable;
   EXPECT_EQ(bestPoint(spec, results), -1);
   EXPECT_EQ(formatTable(spec, results, ""), "");
+}
+
+// An iota init whose factor and divisor name sizes takes each shape's values:
+// ke = i * S_kv / S + 1 bounds causal windows at ratio 4 and ratio 1 alike.
+TEST(TuneRunner, IotaInitsTakeTheShapesSizes) {
+  Argument ke{Argument::Kind::tensor, "ke", Elem::i32, {{0, 0}}, {}, true, false};
+  ke.init = {Init::Kind::iota, 0, 0, 1, 1, 1, /*mulSize=*/1, /*divSize=*/0};
+  auto values = [&](int64_t S, int64_t T) {
+    Shape shape{"S=..", {{S, 0}, {T, 0}}};
+    std::vector<unsigned char> bytes = initialContents(ke, {S}, shape, 1);
+    std::vector<int32_t> v(bytes.size() / sizeof(int32_t));
+    std::memcpy(v.data(), bytes.data(), bytes.size());
+    return v;
+  };
+  EXPECT_EQ(values(8, 2), (std::vector<int32_t>{1, 1, 1, 1, 2, 2, 2, 2}));
+  EXPECT_EQ(values(4, 4), (std::vector<int32_t>{1, 2, 3, 4}));
+  // Numbers as before; a size of 0 divides as 1 (the tensor is empty then).
+  ke.init = {Init::Kind::iota, 0, 0, 3, 2, -1};
+  EXPECT_EQ(values(4, 4), (std::vector<int32_t>{-1, 0, 2, 3}));
+  ke.init = {Init::Kind::iota, 0, 0, 1, 1, 0, -1, 1};
+  EXPECT_EQ(values(3, 0), (std::vector<int32_t>{0, 1, 2}));
 }
 #endif

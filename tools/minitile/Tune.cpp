@@ -97,17 +97,21 @@ bool parseReal(const std::string &text, double &v) {
 ///   NUMBER          every element (nan and inf too, for floats)
 ///   uniform:LO,HI   uniform in [LO, HI] (integers: whole numbers, ends included)
 ///   iota[*M][/D][+C|-C]   i * M / D + C in integers, i the index along the
-///                         first dimension (M, D positive)
+///                         first dimension (M, D positive numbers or names
+///                         of size arguments, whose value on each shape is
+///                         taken: ke=iota*S_kv/S+1 bounds causal windows at
+///                         every ratio)
 struct InitSpec {
   std::string tensor, text;
   enum Kind { constant, uniform, iota } kind = constant;
   double lo = 0, hi = 0;
   int64_t mul = 1, div = 1, add = 0;
+  std::string mulSize, divSize; // iota: M or D named a size
 };
 
 const char kInitGrammar[] =
     "a number, uniform:LO,HI or iota[*M][/D][+C] (i * M / D + C along the first "
-    "dimension; M, D positive)";
+    "dimension; M, D positive numbers or size names)";
 
 bool parseInit(const std::string &arg, InitSpec &spec, std::string &error) {
   size_t eq = arg.find('=');
@@ -147,9 +151,21 @@ bool parseInit(const std::string &arg, InitSpec &spec, std::string &error) {
       i = j;
       return true;
     };
-    if (i < s.size() && s[i] == '*' && !term(spec.mul, true))
+    // M or D: a positive number or a size's name (an identifier).
+    auto factor = [&](int64_t &v, std::string &size) {
+      size_t j = i + 1;
+      if (j < s.size() && (std::isalpha(static_cast<unsigned char>(s[j])) || s[j] == '_')) {
+        while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_'))
+          ++j;
+        size = s.substr(i + 1, j - i - 1);
+        i = j;
+        return true;
+      }
+      return term(v, true);
+    };
+    if (i < s.size() && s[i] == '*' && !factor(spec.mul, spec.mulSize))
       return bad();
-    if (i < s.size() && s[i] == '/' && !term(spec.div, true))
+    if (i < s.size() && s[i] == '/' && !factor(spec.div, spec.divSize))
       return bad();
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
       bool minus = s[i] == '-';
@@ -319,6 +335,14 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
       s += "Init::Kind::" + std::string(k) + ", " + cppDouble(in.lo) + ", " +
            cppDouble(in.hi) + ", " + std::to_string(in.mul) + ", " + std::to_string(in.div) +
            ", " + std::to_string(in.add);
+      // Sizes named by M or D: their argument indices (checkAgainstArguments
+      // found them among the sizes).
+      if (!in.mulSize.empty() || !in.divSize.empty()) {
+        auto index = [&](const std::string &name) {
+          return name.empty() ? std::string("-1") : std::to_string(sizeIndex.at(name));
+        };
+        s += ", " + index(in.mulSize) + ", " + index(in.divSize);
+      }
     }
     s += "}, " + std::string(a.access.read ? "true" : "false") + ", " +
          (a.access.written ? "true" : "false") + "},\n";
@@ -450,6 +474,19 @@ bool checkAgainstArguments(const TuneRequest &request,
               "' has no tensor '" + tensor + "' (it has " + tensors + ")";
       return false;
     }
+    for (const std::string &size : {spec.mulSize, spec.divSize})
+      if (!size.empty() && std::none_of(args.begin(), args.end(), [&](const LauncherArgument &a) {
+            return a.name == size && a.kind == LauncherArgument::Kind::size;
+          })) {
+        std::string sizes;
+        for (const LauncherArgument &a : args)
+          if (a.kind == LauncherArgument::Kind::size)
+            sizes += (sizes.empty() ? "" : ", ") + a.name;
+        error = "--init '" + tensor + "=" + spec.text + "': kernel '" + request.kernel +
+                "' has no size '" + size + "'" +
+                (sizes.empty() ? " (it has none)" : " (it has " + sizes + ")");
+        return false;
+      }
     bool whole = [&] {
       auto isWhole = [](double x) { return std::isfinite(x) && x == std::floor(x); };
       return spec.kind == InitSpec::iota || (isWhole(spec.lo) && isWhole(spec.hi));

@@ -165,34 +165,6 @@ int64_t dimValue(const Dim &d, const Shape &shape) {
   return d.size >= 0 ? shape.values[d.size].i : d.constant;
 }
 
-std::vector<unsigned char> initialContents(const Argument &a, const TensorData &t,
-                                           uint64_t seed) {
-  int bytes = bytesOf(a.elem);
-  std::vector<unsigned char> data(size_t(t.numel) * bytes);
-  Init init = a.init;
-  if (init.kind == Init::Kind::automatic) {
-    if (!a.read) // only written: a value no kernel writes, so gaps show
-      init = {Init::Kind::constant, isFloat(a.elem) ? std::nan("") : -1.0};
-    else if (isFloat(a.elem))
-      init = {Init::Kind::uniform, -1, 1};
-    else
-      init = {Init::Kind::constant, 0};
-  }
-  Random rng{seed};
-  int64_t inner = t.dims.empty() || t.dims[0] == 0 ? 1 : t.numel / t.dims[0];
-  for (int64_t i = 0; i < t.numel; ++i) {
-    double v = init.lo;
-    if (init.kind == Init::Kind::uniform)
-      v = isFloat(a.elem)
-              ? init.lo + (init.hi - init.lo) * rng.unit()
-              : init.lo + std::floor((init.hi - init.lo + 1) * rng.unit());
-    else if (init.kind == Init::Kind::iota)
-      v = double((i / inner) * init.mul / init.div + init.add);
-    put(a.elem, data.data() + size_t(i) * bytes, v);
-  }
-  return data;
-}
-
 /// "[3, 17]": the indices of element `flat` of a tensor of `dims`.
 std::string indexText(int64_t flat, const std::vector<int64_t> &dims) {
   std::vector<int64_t> idx(dims.size());
@@ -553,6 +525,41 @@ void printTable(const Spec &spec, const std::vector<std::vector<Result>> &result
 
 } // namespace
 
+std::vector<unsigned char> initialContents(const Argument &a, const std::vector<int64_t> &dims,
+                                           const Shape &shape, uint64_t seed) {
+  int64_t numel = 1;
+  for (int64_t d : dims)
+    numel *= d;
+  int bytes = bytesOf(a.elem);
+  std::vector<unsigned char> data(size_t(numel) * bytes);
+  Init init = a.init;
+  if (init.kind == Init::Kind::automatic) {
+    if (!a.read) // only written: a value no kernel writes, so gaps show
+      init = {Init::Kind::constant, isFloat(a.elem) ? std::nan("") : -1.0};
+    else if (isFloat(a.elem))
+      init = {Init::Kind::uniform, -1, 1};
+    else
+      init = {Init::Kind::constant, 0};
+  }
+  Random rng{seed};
+  int64_t inner = dims.empty() || dims[0] == 0 ? 1 : numel / dims[0];
+  if (init.mulSize >= 0)
+    init.mul = shape.values[init.mulSize].i;
+  if (init.divSize >= 0)
+    init.div = std::max<int64_t>(shape.values[init.divSize].i, 1);
+  for (int64_t i = 0; i < numel; ++i) {
+    double v = init.lo;
+    if (init.kind == Init::Kind::uniform)
+      v = isFloat(a.elem)
+              ? init.lo + (init.hi - init.lo) * rng.unit()
+              : init.lo + std::floor((init.hi - init.lo + 1) * rng.unit());
+    else if (init.kind == Init::Kind::iota)
+      v = double((i / inner) * init.mul / init.div + init.add);
+    put(a.elem, data.data() + size_t(i) * bytes, v);
+  }
+  return data;
+}
+
 int bestPoint(const Spec &spec, const std::vector<std::vector<Result>> &results) {
   int best = -1;
   for (size_t p = 0; p < spec.points.size(); ++p)
@@ -651,7 +658,7 @@ int work(const Spec &spec, const Options &o, int progress) {
               t.numel > (int64_t(1) << 40))
             return fail(shape.name + ": tensor '" + arg.name + "' is too large");
         }
-        t.initial = initialContents(arg, t, o.seed * 1000003 + s * 1009 + a);
+        t.initial = initialContents(arg, t.dims, shape, o.seed * 1000003 + s * 1009 + a);
         if (t.numel) {
           t.device = rt::DeviceBuffer<unsigned char>(t.initial.size());
           call.pointers[a] = t.device.get();

@@ -37,6 +37,9 @@ struct Init {
   Kind kind = Kind::automatic;
   double lo = 0, hi = 0;
   int64_t mul = 1, div = 1, add = 0;
+  // iota: where mul or div is a size argument (its index), the shape's value
+  // of it instead, so that one init serves every shape (ke = i * S_kv / S + 1).
+  int mulSize = -1, divSize = -1;
 };
 
 /// A dimension of a tensor: size argument `size` (an index into the
@@ -118,6 +121,11 @@ int bestPoint(const Spec &spec, const std::vector<std::vector<Result>> &results)
 /// Empty if no point ran right on every shape.
 std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>> &results,
                         const std::string &about);
+
+/// What tensor argument `a` of `dims` holds before each launch on `shape`
+/// (its init; `seed` picks the random numbers), as its elements' bytes.
+std::vector<unsigned char> initialContents(const Argument &a, const std::vector<int64_t> &dims,
+                                           const Shape &shape, uint64_t seed);
 
 /// main() of tune-runner: `tune-runner [--out FILE] [--warmup N] [--reps N]
 /// [--rtol X] [--seed N] [--point-timeout S] [--skip POINT]...` (--help says
