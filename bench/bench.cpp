@@ -51,8 +51,11 @@
 #include "topk_windows_nohalf.h"
 #include "topk_windows_t128r32.h"
 
+#include "Energy.h"
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -183,28 +186,48 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"persistent queries=4", minitile::kernels::indexer_fwd_pers_q4, false}};
 }
 
+/// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:
+/// fresh normal random queries, keys and weights; the useful FLOPs (2 H D
+/// per window entry).
+struct IndexerInputs {
+  int64_t S, T, H, D;
+  DeviceBuffer<bf16> q, kv;
+  DeviceBuffer<float> w, logits;
+  DeviceBuffer<int32_t> ks, ke;
+  double flop = 0;
+
+  IndexerInputs(int64_t S, int64_t T, int64_t ratio, int64_t H, int64_t D)
+      : S(S), T(T), H(H), D(D), q(S * H * D), kv(T * D), w(S * H), logits(S * T), ks(S),
+        ke(S) {
+    std::mt19937 rng(std::random_device{}());
+    std::normal_distribution<float> normal;
+    std::vector<bf16> hq(S * H * D), hkv(T * D);
+    for (bf16 &x : hq)
+      x = bf16::fromFloat(normal(rng));
+    for (bf16 &x : hkv)
+      x = bf16::fromFloat(normal(rng));
+    std::vector<float> hw(S * H);
+    for (float &x : hw)
+      x = normal(rng) / 90.5f;
+    q.upload(hq);
+    kv.upload(hkv);
+    w.upload(hw);
+    minitile::kernels::make_causal_cu_seqlens(S, T, ratio, ks.get(), ke.get());
+    std::vector<int32_t> hks = ks.download(), hke = ke.download();
+    double entries = 0;
+    for (int64_t s = 0; s < S; ++s)
+      entries += std::max(0, std::min<int32_t>(hke[s], T) - std::max<int32_t>(hks[s], 0));
+    flop = 2.0 * H * D * entries;
+  }
+  void run(IndexerFn fn) {
+    fn(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), nullptr);
+  }
+};
+
 void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D = 128,
                   std::vector<IndexerVariant> variants = h64d128Variants()) {
-  std::mt19937 rng(std::random_device{}());
-  std::normal_distribution<float> normal;
-  auto bf = [&] { return bf16::fromFloat(normal(rng)); };
-  std::vector<bf16> hq(S * H * D), hkv(T * D);
-  for (bf16 &x : hq)
-    x = bf();
-  for (bf16 &x : hkv)
-    x = bf();
-  std::vector<float> hw(S * H);
-  for (float &x : hw)
-    x = normal(rng) / 90.5f;
-  DeviceBuffer<bf16> q(hq), kv(hkv);
-  DeviceBuffer<float> w(hw), logits(S * T);
-  DeviceBuffer<int32_t> ks(S), ke(S);
-  minitile::kernels::make_causal_cu_seqlens(S, T, ratio, ks.get(), ke.get());
-  std::vector<int32_t> hks = ks.download(), hke = ke.download();
-  double entries = 0;
-  for (int64_t s = 0; s < S; ++s)
-    entries += std::max(0, std::min<int32_t>(hke[s], T) - std::max<int32_t>(hks[s], 0));
-  double flop = 2.0 * H * D * entries;
+  IndexerInputs in(S, T, ratio, H, D);
+  double flop = in.flop;
   // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it;
   // MINITILE_BENCH_REPS=n times each n times (say, to sample the clocks
   // and power while one variant runs for seconds).
@@ -214,14 +237,12 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   for (auto &v : variants) {
     if (only && !std::strstr(v.name, only))
       continue;
-    auto launch = [&] {
-      v.fn(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(), nullptr);
-    };
+    auto launch = [&] { in.run(v.fn); };
     double ms = medianMs(
         [&] {
           launch();
           if (v.unfused)
-            minitile::kernels::clean_logits(S, T, logits.get(), ks.get(), ke.get());
+            minitile::kernels::clean_logits(S, T, in.logits.get(), in.ks.get(), in.ke.get());
         },
         5, reps);
     std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld H=%lld D=%lld | %8.3f ms | %6.1f "
@@ -435,6 +456,136 @@ void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
   }
 }
 
+/// cuBLAS's bf16 GEMM, M = N = K = n, on random inputs, checked at a few
+/// entries against an fp64 host product: useful TFLOP/s by medianMs, the
+/// harness that times minitile's kernels (the peers' script times it with
+/// triton.testing.do_bench: the two figures side by side tell the harnesses
+/// apart). 0 if cuBLAS cannot be opened.
+struct CublasInputs {
+  int64_t n;
+  DeviceBuffer<bf16> a, b, c;
+  std::vector<bf16> ha, hb;
+  explicit CublasInputs(int64_t n) : n(n), a(n * n), b(n * n), c(n * n), ha(n * n), hb(n * n) {
+    std::mt19937 rng(std::random_device{}());
+    std::uniform_real_distribution<float> uniform(-1, 1);
+    for (bf16 &x : ha)
+      x = bf16::fromFloat(uniform(rng));
+    for (bf16 &x : hb)
+      x = bf16::fromFloat(uniform(rng));
+    a.upload(ha);
+    b.upload(hb);
+  }
+  void run(minitile::bench::CublasGemm &gemm) { gemm.run(n, n, n, a.get(), b.get(), c.get()); }
+};
+
+double cublasTflops(minitile::bench::CublasGemm &gemm, CublasInputs &in) {
+  // Correct first: 64 entries of C against fp64 on the host.
+  in.c.fillWords(0x7fc07fc0u);
+  in.run(gemm);
+  std::vector<bf16> hc = in.c.download();
+  std::mt19937 rng(7);
+  double worst = 0;
+  for (int e = 0; e < 64; ++e) {
+    int64_t i = rng() % in.n, j = rng() % in.n;
+    double want = 0, scale = 0;
+    for (int64_t k = 0; k < in.n; ++k) {
+      double p = double(in.ha[i * in.n + k].toFloat()) * in.hb[k * in.n + j].toFloat();
+      want += p;
+      scale += std::fabs(p);
+    }
+    double got = hc[i * in.n + j].toFloat();
+    worst = std::isfinite(got) ? std::max(worst, std::fabs(got - want) / scale) : INFINITY;
+  }
+  if (!(worst < 1e-2))
+    throw minitile::rt::Error("cuBLAS's product differs from the host's: " +
+                              std::to_string(worst) + " of the magnitudes' sum");
+  double ms = medianMs([&] { in.run(gemm); }, 5, 20);
+  return 2.0 * in.n * in.n * in.n / ms / 1e9;
+}
+
+/// `fn` launched back to back for about `seconds` after a second of the
+/// same (the clock and power settle): milliseconds a launch and what the
+/// GPU drew meanwhile.
+std::pair<double, minitile::bench::PowerReading>
+sustained(minitile::bench::PowerMonitor &power, const std::function<void()> &fn,
+          double seconds = 3) {
+  auto loop = [&](int n) {
+    for (int i = 0; i < n; ++i)
+      fn();
+  };
+  // The first call may set things up (cuBLAS picks its kernel): time ten
+  // after it.
+  fn();
+  minitile::rt::synchronize();
+  minitile::rt::Timer timer;
+  timer.start();
+  loop(10);
+  double once = std::max(1e-3, double(timer.stop()) / 10);
+  loop(int(std::ceil(1000.0 / once)));
+  minitile::rt::synchronize();
+  int n = std::max(1, int(std::ceil(seconds * 1000.0 / once)));
+  power.start();
+  timer.start();
+  loop(n);
+  double ms = timer.stop();
+  minitile::bench::PowerReading reading = power.stop();
+  return {ms / n, reading};
+}
+
+void printSustained(const char *name, const std::string &shape, double flop, double ms,
+                    const minitile::bench::PowerReading &r) {
+  std::printf("%-24s %-20s | %8.3f ms | %6.1f TFLOP/s | %4.0f W (read %4.0f) | %7.4f J | "
+              "%5.3f pJ/FLOP | %4.0f MHz | power cap %3.0f%% | thermal %2.0f%% | %.1f s\n",
+              name, shape.c_str(), ms, flop / ms / 1e9, r.meanWatts, r.sampledWatts,
+              r.meanWatts * ms / 1e3, r.meanWatts * ms / 1e3 / flop * 1e12, r.meanSmMHz,
+              100 * r.powerCapped, 100 * r.thermal, r.seconds);
+}
+
+/// Energy per useful FLOP, sustained: cuBLAS's bf16 GEMM and the indexer's
+/// shipped, persistent and tuned kernels, each launched back to back for 3
+/// s while NVML counts the energy and samples clock and power. Under the
+/// power cap the rates follow the energies (docs/PERF.md, session 5).
+void benchEnergy(const std::vector<int64_t> &lengths) {
+  minitile::bench::PowerMonitor power;
+  if (!power.available()) {
+    std::printf("energy: NVML not available (%s)\n", power.why().c_str());
+    return;
+  }
+  minitile::bench::CublasGemm gemm;
+  if (gemm.available()) {
+    CublasInputs in(8192);
+    auto [ms, r] = sustained(power, [&] { in.run(gemm); });
+    printSustained("cuBLAS bf16 GEMM", "8192^3", 2.0 * 8192 * 8192 * 8192, ms, r);
+  } else {
+    std::printf("energy: no cuBLAS (%s)\n", gemm.why().c_str());
+  }
+  std::vector<std::pair<int64_t, int64_t>> shapes;
+  for (int64_t S : lengths)
+    shapes.push_back({S, S / 4});
+  shapes.push_back({4096, 4096});
+  auto measure = [&](int64_t S, int64_t T, int64_t H, int64_t D,
+                     std::vector<std::pair<const char *, IndexerFn>> variants) {
+    IndexerInputs in(S, T, S / T, H, D);
+    std::string shape = "S=" + std::to_string(S) + " S_kv=" + std::to_string(T);
+    for (auto [name, fn] : variants) {
+      auto [ms, r] = sustained(power, [&] { in.run(fn); });
+      printSustained(name, shape, in.flop, ms, r);
+    }
+  };
+  for (auto [S, T] : shapes)
+    measure(S, T, 64, 128,
+            {{"indexer_fwd (shipped)", minitile::kernels::indexer_fwd},
+             {"persistent=true", minitile::kernels::indexer_fwd_pers},
+             {"tuned table (by shape)", minitile::kernels::indexer_fwd_tuned}});
+  // What the epilogue and the -inf fill cost: D = 256 does twice the gemm
+  // work per accumulator (the same relu, weight and head sum per entry);
+  // clean=false writes no -inf outside the windows.
+  measure(16384, 4096, 64, 256,
+          {{"indexer_fwd D=256", minitile::kernels::indexer_fwd_d256},
+           {"persistent D=256", minitile::kernels::indexer_fwd_d256_pers}});
+  measure(16384, 4096, 64, 128, {{"clean=false (no -inf)", minitile::kernels::indexer_fwd_unfused}});
+}
+
 /// The examples' GEMM (examples/gemm): C = A . B^T, bf16 in, f32 accumulation.
 void benchGemm() {
   using Fn = std::function<void(int64_t, int64_t, int64_t, const minitile::rt::bf16 *,
@@ -511,8 +662,9 @@ void benchSoftmax(double copyRate) {
 
 } // namespace
 
-/// minitile-bench [clean|indexer|topk|gemm|softmax|all] [S ...]: which kernels, and for
-/// the indexer which sequence lengths (S_kv = S / 4); all of them by default.
+/// minitile-bench [clean|indexer|topk|gemm|softmax|all|energy] [S ...]: which kernels,
+/// and for the indexer which sequence lengths (S_kv = S / 4); all of them (not
+/// energy, which takes a minute) by default.
 int main(int argc, char **argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0); // each line out at once
   std::string what = argc > 1 ? argv[1] : "all";
@@ -553,6 +705,15 @@ int main(int argc, char **argv) {
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
     }
     if (what == "indexer" || what == "all") {
+      // cuBLAS in this process and harness, beside the peers' do_bench figure.
+      minitile::bench::CublasGemm gemm;
+      if (gemm.available()) {
+        CublasInputs in(8192);
+        std::printf("cuBLAS bf16 GEMM 8192^3 (this harness): %.1f TFLOP/s\n",
+                    cublasTflops(gemm, in));
+      } else {
+        std::printf("cuBLAS not available here (%s)\n", gemm.why().c_str());
+      }
       for (int64_t S : lengths)
         benchIndexer(S, S / 4, 4);
       benchIndexer(4096, 4096, 1); // the peers' ratio-1 case
@@ -578,6 +739,8 @@ int main(int argc, char **argv) {
                           {65536, 1024}})
         benchIndexerThenTopk(S, S / 4, K);
     }
+    if (what == "energy")
+      benchEnergy(lengths);
     if (what == "gemm" || what == "all")
       benchGemm();
     if (what == "softmax" || what == "all")

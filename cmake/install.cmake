@@ -56,9 +56,16 @@ if(TARGET minitile-runtime)
           DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/minitile)
 endif()
 
+set(MINITILE_TUNED_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/minitile/tuned)
+# The shipped kernels' tune tables (minitile tune), for
+# minitile_add_kernel_library(... TUNED ${MINITILE_TUNED_DIR}/<table>).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/tuned/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/minitile/tuned FILES_MATCHING PATTERN "*.txt")
+
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/minitileConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/minitileConfig.cmake
-  INSTALL_DESTINATION ${MINITILE_INSTALL_CMAKEDIR})
+  INSTALL_DESTINATION ${MINITILE_INSTALL_CMAKEDIR}
+  PATH_VARS MINITILE_TUNED_INSTALL_DIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/minitileConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/package/minitileConfig.cmake
