@@ -556,14 +556,19 @@ void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
   auto item = [&](Value i) {
     body(options.order == WorkOrder::lastFirst ? count - 1 - i : i);
   };
+  if (options.itemBuffers < 2)
+    throw Error(items.loc(), "persistent(): itemBuffers must be at least 2, not " +
+                                 std::to_string(options.itemBuffers));
   if (!options.prefetch)
     return serial(blockId(0, items.loc()), count, item, gridDim(0, items.loc()));
-  // A pipelined loop of one group over the block's items, two in flight.
+  // A pipelined loop of one group over the block's items, itemBuffers in
+  // flight.
   for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
     if (llvm::isa<tile::PipelinedOp, tile::ParallelOp>(p))
       throw Error(items.loc(), "persistent() inside a pipelined() or parallel() loop");
   auto lo = Access::get(blockId(0, items.loc())), step = Access::get(gridDim(0, items.loc()));
-  auto loop = tile::PipelinedOp::create(k.b, loc, lo, n, step, /*stages=*/2, /*groups=*/1);
+  auto loop = tile::PipelinedOp::create(k.b, loc, lo, n, step, /*stages=*/options.itemBuffers,
+                                        /*groups=*/1);
   detail::buildCarriedBody(k, loop, loop.getBody().front(),
                            [&](Value i, std::vector<Value>) {
                              item(i);

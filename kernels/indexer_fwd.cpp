@@ -41,6 +41,11 @@ template <bool Batched> struct IndexerFwd : Generator {
                          "first; the KV ring runs on from one to the next and the "
                          "producer fetches the next block's queries ahead"};
 
+  Param<int> itemBuffers{"item_buffers", 2, 2, 3,
+                         "persistent: buffers of each item's query tile, weights and bounds; "
+                         "with 3 the producer fetches the next item's before this one's KV "
+                         "tiles, so short items do not wait for their bounds"};
+
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
               N = BQ * H, BK = 64;
@@ -52,13 +57,13 @@ template <bool Batched> struct IndexerFwd : Generator {
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
     // as asked for and the target's shared memory holds beside the query tile
     // (keeping 8 KiB for barriers and the passes' scratch).
-    // (A persistent kernel holds two of each item's tiles, this item's and
-    // the next's: queries, weights and bounds, the small ones 128-byte
-    // aligned.)
+    // (A persistent kernel holds item_buffers of each item's tiles, this
+    // item's and the next ones': queries, weights and bounds, the small ones
+    // 128-byte aligned.)
     auto align = [](int64_t bytes) { return (bytes + 127) / 128 * 128; };
     const int64_t tileBytes = int64_t(BK) * D * 2,
-                  queryBytes = persistent ? 2 * (int64_t(N) * D * 2 + align(int64_t(N) * 4) +
-                                                 2 * align(int64_t(std::max(BQ, 4)) * 4))
+                  queryBytes = persistent ? itemBuffers * (int64_t(N) * D * 2 + align(int64_t(N) * 4) +
+                                                           2 * align(int64_t(std::max(BQ, 4)) * 4))
                                           : int64_t(N) * D * 2;
     const int64_t budget = k.target().sharedMemoryPerBlock - 8 * 1024;
     int st = (int(stages) + G - 1) / G * G;
@@ -167,7 +172,8 @@ template <bool Batched> struct IndexerFwd : Generator {
         work(Batched ? item / B : item, Batched ? item % B : Value());
       }, {.blocksPerSM = 1,
           .order = lastFirst ? WorkOrder::lastFirst : WorkOrder::linear,
-          .prefetch = true});
+          .prefetch = true,
+          .itemBuffers = itemBuffers});
     } else {
       k.grid(blocks, Batched ? Arg(B) : Arg(1));
       work(lastFirst ? k.gridDim() - 1 - k.blockId() : k.blockId(),

@@ -35,6 +35,8 @@
 #include "passes/TmaCopies.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace minitile::tile {
 #define GEN_PASS_DEF_TILEWARPSPECIALIZE
@@ -423,6 +425,44 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
 /// only if such a read is live.
 using ProducerReads = llvm::DenseMap<Operation *, Operation *>; // tile.stage -> mbarrier wait
 
+/// Adds to `slice` what `v` is computed from in `block` (ops of the block
+/// itself, not nested ones), in no particular order.
+void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != &block || !slice.insert(def))
+    return;
+  for (Value operand : def->getOperands())
+    collectSlice(operand, block, slice);
+}
+
+/// How many iterations ahead of the rest of its body the producer issues a
+/// loop's copies: 0, where they stand, unless the loop holds pipelined loops
+/// of its own and has three or more stages (a prefetching persistent loop
+/// with more item buffers): then stages - 2 ahead, so that what the body
+/// reads of them (a nested loop's bounds) has landed when the nested loop's
+/// copies start, rather than being fetched only once the previous
+/// iteration's nested copies are all out -- while the stage the compute
+/// threads are finishing stays theirs. Needs the copies' coordinates to be
+/// plain arithmetic on the loop's index (cloned for later iterations) in a
+/// loop that runs once.
+int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
+                    ArrayRef<TmaCopy> plans, Block &block) {
+  if (!body.nests || ring.stages < 3 || ring.runsVary || body.copies.empty())
+    return 0;
+  llvm::SetVector<Operation *> slice;
+  for (const TmaCopy &plan : plans)
+    for (Value c : plan.coords)
+      collectSlice(c, block, slice);
+  for (Operation *op : slice)
+    if (op->getNumRegions() || !isMemoryEffectFree(op)) {
+      loop.emitRemark("the producer fetches each iteration's tiles when it starts it, not ")
+          << ring.stages - 2 << " ahead: a copy's place is computed by '" << op->getName()
+          << "', which cannot run ahead";
+      return 0;
+    }
+  return ring.stages - 2;
+}
+
 /// The producer side, in the producer's copy of the program: one elected
 /// thread of warp 0 issues every iteration's copies. A loop nested in
 /// another pipelined loop is already on that thread (the outer loop is
@@ -475,37 +515,102 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   Block &from = loop.getBody().front();
   from.getTerminator()->erase();
   to.getOperations().splice(to.end(), from.getOperations());
-  OpBuilder head = OpBuilder::atBlockBegin(&to);
-  auto [j, s, parity] = ring.position(head, loc, serial.getInductionVar(), loop);
-  (void)j;
-  Value flipped = arith::XOrIOp::create(head, loc, parity, constant(head, loc, 1));
-  MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.empty, s), flipped);
-  Value full = ring.barrier(head, loc, ring.full, s);
   int64_t bytes = 0;
   for (CopyOp copy : body.copies)
     bytes += copy.getDest().getType().getBytes();
-  MBarrierExpectTxOp::create(head, loc, full, bytes);
   // The copies are tmaEligible: runOnOperation checked the originals, and
   // their twins read the same kernel arguments through clones of the same
-  // arithmetic.
-  Operation *lastCopy =
-      body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
-  for (CopyOp copy : body.copies) {
-    TmaCopy plan = planTmaCopy(copy);
-    OpBuilder at(copy);
-    Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
-    emitTmaLoads(at, loc, plan, stage, full);
+  // arithmetic. Each is planned where it stands (its coordinates computed
+  // from this iteration's index).
+  SmallVector<TmaCopy> plans;
+  for (CopyOp copy : body.copies)
+    plans.push_back(planTmaCopy(copy));
+  Value iv = serial.getInductionVar();
+  int64_t lookahead = issuesAhead(loop, body, ring, plans, to);
+  OpBuilder head = OpBuilder::atBlockBegin(&to);
+  Operation *wait = nullptr;
+  auto [j, s, parity] = ring.position(head, loc, iv, loop);
+  (void)j;
+  Value full;
+  // Iteration `at`'s copies, issued at `b`: wait for its stage to be empty,
+  // arm its full barrier, start the boxes (coordinates cloned from this
+  // iteration's with `at` for the index).
+  auto issue = [&](OpBuilder &b, Value at) {
+    auto [jAt, sAt, parityAt] = ring.position(b, loc, at, loop);
+    (void)jAt;
+    Value flipped = arith::XOrIOp::create(b, loc, parityAt, constant(b, loc, 1));
+    MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.empty, sAt), flipped);
+    Value fullAt = ring.barrier(b, loc, ring.full, sAt);
+    MBarrierExpectTxOp::create(b, loc, fullAt, bytes);
+    IRMapping map;
+    map.map(iv, at);
+    llvm::SetVector<Operation *> slice;
+    for (const TmaCopy &plan : plans)
+      for (Value c : plan.coords)
+        collectSlice(c, to, slice);
+    for (Operation &op : to)
+      if (slice.contains(&op))
+        b.clone(op, map);
+    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+      CopyOp copy = original;
+      TmaCopy moved = plan;
+      for (Value &c : moved.coords)
+        c = map.lookupOrDefault(c);
+      Value stage = StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), sAt);
+      emitTmaLoads(b, loc, moved, stage, fullAt);
+    }
+  };
+  Operation *lastCopy = nullptr;
+  if (lookahead == 0) {
+    // This iteration's copies where they stand.
+    Value flipped = arith::XOrIOp::create(head, loc, parity, constant(head, loc, 1));
+    MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.empty, s), flipped);
+    full = ring.barrier(head, loc, ring.full, s);
+    MBarrierExpectTxOp::create(head, loc, full, bytes);
+    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+      CopyOp copy = original;
+      OpBuilder at(copy);
+      Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
+      emitTmaLoads(at, loc, plan, stage, full);
+    }
+    lastCopy = body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
+  } else {
+    // The first `lookahead` iterations' copies before the loop, then at the
+    // top of iteration i those of iteration i + lookahead, each if in range.
+    auto ifInRange = [&](OpBuilder &b, Value at) {
+      Value inRange =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
+      auto guarded = IfOp::create(b, loc, TypeRange(), inRange);
+      OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+      issue(then, at);
+      YieldOp::create(then, loc);
+      return guarded;
+    };
+    OpBuilder before(serial);
+    for (int64_t k = 0; k < lookahead; ++k)
+      ifInRange(before, arith::AddIOp::create(
+                            before, loc, loop.getLowerBound(),
+                            arith::MulIOp::create(before, loc, loop.getStep(),
+                                                  constant(before, loc, k))));
+    Value ahead = arith::AddIOp::create(
+        head, loc, iv,
+        arith::MulIOp::create(head, loc, loop.getStep(), constant(head, loc, lookahead)));
+    ifInRange(head, ahead);
+    full = ring.barrier(head, loc, ring.full, s);
+    // What the body reads of its tiles is there once this iteration's full
+    // barrier completes: wait for it right away (its copies went out an
+    // iteration or more ago).
+    wait = MBarrierWaitOp::create(head, loc, full, parity);
   }
   // The body's other uses of its tiles read this iteration's stage, after
   // the wait for the copies (placed after the last one).
-  Operation *wait = nullptr;
   for (AllocSharedOp alloc : body.allocs) {
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : alloc.getResult().getUses())
       if (serial->isProperAncestor(use.getOwner()) &&
           !llvm::isa<CopyOp, StageOp>(use.getOwner()))
         uses.push_back(&use);
-    if (uses.empty() || !lastCopy)
+    if (uses.empty() || (!lastCopy && !wait))
       continue;
     if (!wait) {
       OpBuilder after(lastCopy->getBlock(), std::next(Block::iterator(lastCopy)));
@@ -673,6 +778,7 @@ LogicalResult specialise(KernelOp kernel,
       twinBody.allocs.push_back(alloc);
     for (CopyOp copy : body.copies)
       twinBody.copies.push_back(llvm::cast<CopyOp>(map.lookup(copy.getOperation())));
+    twinBody.nests = body.nests;
     Ring producerRing = ring;
     producerRing.runs = newCounter(kernel, loc);
     if (failed(buildProducer(twin, twinBody, producerRing, reads)))

@@ -81,6 +81,29 @@ TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
   EXPECT_EQ(ir.find("tile.for"), std::string::npos) << ir;
 }
 
+TEST(Dsl, PrefetchingPersistentLoopsTakeMoreItemBuffers) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::bf16, {n, 64});
+    k.threads(128);
+    k.persistent(ceildiv(n, 64), [&](Value item) {
+      Shared q = k.shared(DType::bf16, {64, 64});
+      copy(x, {item * 64, 0}, q);
+    }, {.prefetch = true, .itemBuffers = 3});
+  });
+  EXPECT_NE(ir.find("stages 3 {"), std::string::npos) << ir;
+}
+
+TEST(DslMisuse, PersistentWithOneItemBuffer) {
+  unsigned line = 0;
+  expectDslError(line, "persistent(): itemBuffers must be at least 2, not 1", [&](Kernel &k) {
+    Value n = k.size("n");
+    k.threads(128);
+    line = __LINE__ + 1;
+    k.persistent(n, [](Value) {}, {.prefetch = true, .itemBuffers = 1});
+  });
+}
+
 TEST(DslMisuse, PipelinedInsideAPipelinedLoopOfTwoGroups) {
   unsigned line = 0;
   expectDslError(line, "pipelined() inside a pipelined() loop of 2 groups; it nests only in a "

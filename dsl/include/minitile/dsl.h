@@ -373,6 +373,14 @@ struct PersistentOptions {
   /// items. The body then runs on all compute threads like a pipelined loop
   /// of one group, and may hold pipelined loops of its own.
   bool prefetch = false;
+  /// With `prefetch`: buffers of each tile the body allocates, 2 or more.
+  /// With 3 the producer fetches item i + 1's tiles before it starts item
+  /// i's nested pipelined loops (one buffer stays with the item the compute
+  /// threads are finishing), so an item's tiles -- its bounds, say -- have
+  /// landed when its nested loops' copies begin; with 2 it fetches them
+  /// only once item i - 1's nested copies are all out. More shared memory,
+  /// fewer gaps between short items.
+  int itemBuffers = 2;
 };
 
 /// Which threads a parallel loop spreads over: the whole block, or each row

@@ -321,6 +321,75 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
 
 // -----
 
+// With three stages the outer loop's copies go out an iteration ahead of
+// the rest of its body: iteration 0's before the loop, then at the top of
+// iteration i those of iteration i + 1 (if there is one), into the stage of
+// i + 1; then the producer waits for iteration i's copies, issued an
+// iteration ago, to read the inner loop's bounds -- which are there, so the
+// inner loop's copies start at once. The coordinates are cloned with the
+// later index.
+// CHECK-LABEL: tile.kernel @ahead_kernel
+// CHECK: %[[LIM:.*]] = tile.alloc_shared {stages = 3 : i64} : <4xi32>
+// CHECK: hopper.elect_one
+// CHECK: %[[FIRST:.*]] = arith.addi %[[LB:.*]], %{{.*}} : index
+// CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[FIRST]], %n
+// CHECK-NEXT: tile.if %[[IN0]] {
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8208
+// CHECK: arith.muli %[[FIRST]], %c64
+// CHECK: hopper.tma_load
+// CHECK: hopper.tma_load
+// CHECK: tile.for %[[I:.*]] = %[[LB]] to %n step %[[STEP:[^ ]*]] {
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK-NEXT: %[[IN:.*]] = arith.cmpi slt, %[[AHEAD]], %n
+// CHECK-NEXT: tile.if %[[IN]] {
+// CHECK: hopper.mbarrier_wait
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8208
+// CHECK: arith.muli %[[AHEAD]], %c64
+// CHECK: hopper.tma_load
+// CHECK: hopper.tma_load
+// CHECK: }
+// CHECK-NEXT: %[[FULL:.*]] = hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_wait %[[FULL]]
+// CHECK-NEXT: %[[L:.*]] = tile.stage %[[LIM]]
+// CHECK-NEXT: tile.shared_load %[[L]]
+// CHECK: tile.for
+// CHECK: hopper.tma_load
+// CHECK: } else {
+tile.host @ahead(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @ahead_kernel grid(%c1, %c1, %c1) args(%kv, %lim, %n) : (!tile.ptr<bf16>, !tile.ptr<i32>, index) -> ()
+  tile.return
+}
+tile.kernel @ahead_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %b = tile.block_id x
+  %g = tile.grid_dim x
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %l = tile.view %lim[%c0] sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+  tile.pipelined %item = %b to %n step %g stages 3 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %m4 = tile.alloc_shared : !tile.shared<4xi32>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %l0 = arith.muli %item, %c4 : index
+    tile.copy %l[%l0] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
+    %m32 = tile.shared_load %m4[%c0, %c0] : !tile.shared<4xi32> -> i32
+    %m = arith.index_cast %m32 : i32 to index
+    tile.pipelined %i = %c0 to %m step %c1 stages 3 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
+  }
+  tile.return
+}
+
+// -----
+
 // A nested loop of two groups runs once per outer iteration, and a run's
 // trip count need not be a multiple of the groups: iteration j over all runs
 // still goes to group j mod 2, so each stage is always read by the same
