@@ -222,6 +222,18 @@ TEST(Dsl, FillUsesVectorStores) {
   EXPECT_NE(ir.find("tile.elems_to_aligned"), std::string::npos) << ir;
   EXPECT_NE(ir.find("vector<4xf32>"), std::string::npos) << ir;
   EXPECT_NE(ir.find("0xFF800000"), std::string::npos) << ir;
+  // Each of its three parts (the unaligned head, the vectors, the tail)
+  // under a test that it is not empty, and all of them under one that the
+  // range is not: an empty fill costs its threads no loop set-up.
+  size_t ifs = 0, parallels = 0;
+  for (size_t at = ir.find("tile.if"); at != std::string::npos; at = ir.find("tile.if", at + 1))
+    ++ifs;
+  for (size_t at = ir.find("tile.parallel"); at != std::string::npos;
+       at = ir.find("tile.parallel", at + 1))
+    ++parallels;
+  EXPECT_EQ(ifs, 4u) << ir;
+  EXPECT_EQ(parallels, 3u) << ir;
+  EXPECT_LT(ir.find("tile.if"), ir.find("tile.parallel")) << ir;
 }
 
 //===----------------------------------------------------------------------===//

@@ -553,8 +553,9 @@ private:
 
 /// Writes `value` to t[lo, hi) of a rank-1 tensor with the block's threads
 /// (or, with Across::x, with the threads of one block row): 16-byte vector
-/// stores where alignment allows, single elements at the unaligned ends.
-/// Every thread it spreads over must reach it.
+/// stores where alignment allows, single elements at the unaligned ends;
+/// each part, and the whole, skipped where it is empty. Every thread it
+/// spreads over must reach it.
 void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across = Across::block,
           SourceLoc loc = SourceLoc::current());
 
