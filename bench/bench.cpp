@@ -425,21 +425,8 @@ void benchBatched(int64_t S, int64_t B) {
 }
 
 void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
-  const int64_t H = 64, D = 128;
-  std::mt19937 rng(std::random_device{}());
-  std::normal_distribution<float> normal;
-  std::vector<bf16> hq(S * H * D), hkv(T * D);
-  for (bf16 &x : hq)
-    x = bf16::fromFloat(normal(rng));
-  for (bf16 &x : hkv)
-    x = bf16::fromFloat(normal(rng));
-  std::vector<float> hw(S * H);
-  for (float &x : hw)
-    x = normal(rng) / 90.5f;
-  DeviceBuffer<bf16> q(hq), kv(hkv);
-  DeviceBuffer<float> w(hw), logits(S * T);
-  DeviceBuffer<int32_t> ks(S), ke(S), indices(S * K);
-  minitile::kernels::make_causal_cu_seqlens(S, T, 4, ks.get(), ke.get());
+  IndexerInputs in(S, T, 4, 64, 128);
+  DeviceBuffer<int32_t> indices(S * K);
   struct {
     const char *name;
     IndexerFn indexer;
@@ -450,11 +437,10 @@ void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
   for (auto &step : steps) {
     double ms = medianMs(
         [&] {
-          step.indexer(S, T, q.get(), kv.get(), w.get(), ks.get(), ke.get(), logits.get(),
-                       nullptr);
+          in.run(step.indexer);
           if (step.withTopk)
-            minitile::kernels::topk_windows(S, T, K, logits.get(), ks.get(), ke.get(),
-                                            indices.get());
+            minitile::kernels::topk_windows(S, T, K, in.logits.get(), in.ks.get(),
+                                            in.ke.get(), indices.get());
         },
         5, S >= 65536 ? 20 : 50);
     std::printf("%-24s S=%6lld S_kv=%6lld k=%4lld ratio=4 | %8.3f ms end to end\n", step.name,

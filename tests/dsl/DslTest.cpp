@@ -57,8 +57,10 @@ TEST(Dsl, PersistentKernelsSizeTheirGridToTheDevice) {
   EXPECT_NE(ir.find("arith.subi"), std::string::npos) << ir;
 }
 
-TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
-  std::string ir = build([](Kernel &k) {
+/// A prefetching persistent loop with `itemBuffers` buffers, holding a
+/// pipelined loop of its own.
+std::string prefetchingPersistent(int itemBuffers) {
+  return build([&](Kernel &k) {
     Value n = k.size("n");
     Tensor x = k.tensor("x", DType::bf16, {n, 64});
     k.threads(128);
@@ -70,8 +72,12 @@ TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
         copy(x, {i * 64, 0}, t);
         gemm(t, q, /*transposeB=*/true);
       });
-    }, {.prefetch = true});
+    }, {.prefetch = true, .itemBuffers = itemBuffers});
   });
+}
+
+TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
+  std::string ir = prefetchingPersistent(2);
   // Two items in flight, stepping by the grid, one group; the body's own
   // pipelined loop nests in it.
   size_t outer = ir.find("stages 2 {");
@@ -79,19 +85,18 @@ TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
   EXPECT_NE(ir.rfind("step %", outer), std::string::npos) << ir;
   EXPECT_NE(ir.find("tile.pipelined", outer), std::string::npos) << ir;
   EXPECT_EQ(ir.find("tile.for"), std::string::npos) << ir;
-}
-
-TEST(Dsl, PrefetchingPersistentLoopsTakeMoreItemBuffers) {
-  std::string ir = build([](Kernel &k) {
-    Value n = k.size("n");
-    Tensor x = k.tensor("x", DType::bf16, {n, 64});
-    k.threads(128);
-    k.persistent(ceildiv(n, 64), [&](Value item) {
-      Shared q = k.shared(DType::bf16, {64, 64});
-      copy(x, {item * 64, 0}, q);
-    }, {.prefetch = true, .itemBuffers = 3});
-  });
-  EXPECT_NE(ir.find("stages 3 {"), std::string::npos) << ir;
+  // More item buffers: more stages (the nested loop has 3 by default, the
+  // outer one now too).
+  auto count = [](const std::string &text, const std::string &what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count(ir, "stages 3 {"), 1u) << ir;
+  std::string three = prefetchingPersistent(3);
+  EXPECT_EQ(count(three, "stages 3 {"), 2u) << three;
+  EXPECT_EQ(count(three, "stages 2 {"), 0u) << three;
 }
 
 TEST(DslMisuse, PersistentWithOneItemBuffer) {
