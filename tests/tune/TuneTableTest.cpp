@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 using namespace minitile::tune;
@@ -219,6 +221,30 @@ TEST(TuneRunner, WritesATableTheParserReads) {
   results[0][1].status = S::notApplicable;
   EXPECT_EQ(bestPoint(spec, results), -1);
   EXPECT_EQ(formatTable(spec, results, ""), "");
+}
+
+// A normal init: the mean and standard deviation asked for, and every value
+// finite (the runner's Box-Muller never takes log 0).
+TEST(TuneRunner, NormalInitsHaveTheirMeanAndDeviation) {
+  Argument x{Argument::Kind::tensor, "x", Elem::f32, {{0, 0}}, {}, true, false};
+  x.init = {Init::Kind::normal, 2.0, 0.5};
+  const int64_t n = 100000;
+  Shape shape{"n=..", {{n, 0}}};
+  std::vector<unsigned char> bytes = initialContents(x, {n}, shape, 3);
+  std::vector<float> v(bytes.size() / sizeof(float));
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+  double sum = 0, squares = 0;
+  for (float f : v) {
+    ASSERT_TRUE(std::isfinite(f));
+    sum += f;
+    squares += double(f) * f;
+  }
+  double mean = sum / n, deviation = std::sqrt(squares / n - mean * mean);
+  EXPECT_NEAR(mean, 2.0, 0.01);
+  EXPECT_NEAR(deviation, 0.5, 0.01);
+  // Not uniform: about 68 % within one deviation of the mean.
+  int64_t within = std::count_if(v.begin(), v.end(), [](float f) { return std::fabs(f - 2) < 0.5; });
+  EXPECT_NEAR(double(within) / n, 0.6827, 0.01);
 }
 
 // An iota init whose factor and divisor name sizes takes each shape's values:

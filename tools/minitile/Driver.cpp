@@ -365,7 +365,8 @@ int run(int argc, char **argv) {
       ->take_all()
       ->required();
   tuneCmd->add_option("--init", tuneRequest.inits,
-                      "how tensor TENSOR starts: TENSOR=SPEC, SPEC a number, uniform:LO,HI or "
+                      "how tensor TENSOR starts: TENSOR=SPEC, SPEC a number, uniform:LO,HI, "
+                      "normal:MEAN,STD or "
                       "iota[*M][/D][+C] (along the first dimension; M and D numbers or sizes' "
                       "names: iota*S_kv/S+1). Default: uniform:-1,1 "
                       "for floats, 0 for integers; NaN or -1 for tensors only written")

@@ -96,6 +96,8 @@ bool parseReal(const std::string &text, double &v) {
 /// How a tensor starts (TuneRunner.h's Init):
 ///   NUMBER          every element (nan and inf too, for floats)
 ///   uniform:LO,HI   uniform in [LO, HI] (integers: whole numbers, ends included)
+///   normal:MEAN,STD normal (floats only): activations' distribution, whose
+///                   power draw -- and so clock -- differs from uniform data's
 ///   iota[*M][/D][+C|-C]   i * M / D + C in integers, i the index along the
 ///                         first dimension (M, D positive numbers or names
 ///                         of size arguments, whose value on each shape is
@@ -103,14 +105,14 @@ bool parseReal(const std::string &text, double &v) {
 ///                         every ratio)
 struct InitSpec {
   std::string tensor, text;
-  enum Kind { constant, uniform, iota } kind = constant;
+  enum Kind { constant, uniform, normal, iota } kind = constant;
   double lo = 0, hi = 0;
   int64_t mul = 1, div = 1, add = 0;
   std::string mulSize, divSize; // iota: M or D named a size
 };
 
 const char kInitGrammar[] =
-    "a number, uniform:LO,HI or iota[*M][/D][+C] (i * M / D + C along the first "
+    "a number, uniform:LO,HI, normal:MEAN,STD or iota[*M][/D][+C] (i * M / D + C along the first "
     "dimension; M, D positive numbers or size names)";
 
 bool parseInit(const std::string &arg, InitSpec &spec, std::string &error) {
@@ -134,6 +136,18 @@ bool parseInit(const std::string &arg, InitSpec &spec, std::string &error) {
       return bad();
     if (spec.lo > spec.hi) {
       error = "--init '" + arg + "': uniform:LO,HI needs LO <= HI";
+      return false;
+    }
+    return true;
+  }
+  if (s.rfind("normal:", 0) == 0) {
+    std::vector<std::string> parts = split(s.substr(7), ',');
+    spec.kind = InitSpec::normal;
+    if (parts.size() != 2 || !parseReal(parts[0], spec.lo) || !parseReal(parts[1], spec.hi) ||
+        !std::isfinite(spec.lo) || !std::isfinite(spec.hi))
+      return bad();
+    if (spec.hi < 0) {
+      error = "--init '" + arg + "': normal:MEAN,STD needs STD >= 0";
       return false;
     }
     return true;
@@ -331,6 +345,7 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
       const InitSpec &in = it->second;
       const char *k = in.kind == InitSpec::constant  ? "constant"
                       : in.kind == InitSpec::uniform ? "uniform"
+                      : in.kind == InitSpec::normal  ? "normal"
                                                      : "iota";
       s += "Init::Kind::" + std::string(k) + ", " + cppDouble(in.lo) + ", " +
            cppDouble(in.hi) + ", " + std::to_string(in.mul) + ", " + std::to_string(in.div) +
@@ -491,6 +506,11 @@ bool checkAgainstArguments(const TuneRequest &request,
       auto isWhole = [](double x) { return std::isfinite(x) && x == std::floor(x); };
       return spec.kind == InitSpec::iota || (isWhole(spec.lo) && isWhole(spec.hi));
     }();
+    if (!isFloatType(it->type) && spec.kind == InitSpec::normal) {
+      error = "--init '" + tensor + "=" + spec.text + "': '" + tensor + "' holds " +
+              it->type + ": normal is for floats (uniform:LO,HI gives integers)";
+      return false;
+    }
     if (!isFloatType(it->type) && !whole) {
       error = "--init '" + tensor + "=" + spec.text + "': '" + tensor + "' holds " +
               it->type + ": give whole numbers";

@@ -146,6 +146,11 @@ struct Random {
     return z ^ (z >> 31);
   }
   double unit() { return double(next() >> 11) * 0x1.0p-53; } // [0, 1)
+  /// Standard normal (Box-Muller; the second value of each pair unused).
+  double normal() {
+    double u = 1 - unit(), v = unit(); // u in (0, 1]
+    return std::sqrt(-2 * std::log(u)) * std::cos(2 * 3.14159265358979323846 * v);
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -553,6 +558,8 @@ std::vector<unsigned char> initialContents(const Argument &a, const std::vector<
       v = isFloat(a.elem)
               ? init.lo + (init.hi - init.lo) * rng.unit()
               : init.lo + std::floor((init.hi - init.lo + 1) * rng.unit());
+    else if (init.kind == Init::Kind::normal)
+      v = init.lo + init.hi * rng.normal();
     else if (init.kind == Init::Kind::iota)
       v = double((i / inner) * init.mul / init.div + init.add);
     put(a.elem, data.data() + size_t(i) * bytes, v);

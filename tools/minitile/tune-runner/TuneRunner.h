@@ -32,6 +32,7 @@ struct Init {
     automatic, // read: uniform in [-1, 1] (floats) or 0; only written: NaN or -1
     constant,  // every element `lo`
     uniform,   // uniform in [lo, hi] (integers: whole numbers, both ends included)
+    normal,    // normal with mean lo and standard deviation hi (floats)
     iota,      // i * mul / div + add, in integers
   };
   Kind kind = Kind::automatic;
