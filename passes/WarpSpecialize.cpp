@@ -18,7 +18,10 @@
 //          stage). A pipelined loop nested in one of one group (a
 //          prefetching persistent loop) gets a ring of its own; the elected
 //          thread issues the outer iteration's copies, then the inner
-//          loop's, so the outer copies run an iteration ahead. Where the
+//          loop's, so the outer copies run an iteration ahead; with three
+//          or more outer stages it issues them stages - 2 outer iterations
+//          before the inner loop's (coordinates cloned with the later
+//          index), so what the outer body reads of them has landed. Where the
 //          producer's slice reads a tile its copies fill (a nested loop's
 //          bounds from prefetched window bounds), it waits for the copies to
 //          land first, as the compute threads do. The program's block barriers become
@@ -442,17 +445,13 @@ void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice) {
 /// reads of them (a nested loop's bounds) has landed when the nested loop's
 /// copies start, rather than being fetched only once the previous
 /// iteration's nested copies are all out -- while the stage the compute
-/// threads are finishing stays theirs. Needs the copies' coordinates to be
-/// plain arithmetic on the loop's index (cloned for later iterations) in a
-/// loop that runs once.
+/// threads are finishing stays theirs. Needs what the copies' coordinates
+/// are computed from in the body (`slice`) to be plain arithmetic on the
+/// loop's index (cloned for later iterations), in a loop that runs once.
 int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
-                    ArrayRef<TmaCopy> plans, Block &block) {
+                    const llvm::SetVector<Operation *> &slice) {
   if (!body.nests || ring.stages < 3 || ring.runsVary || body.copies.empty())
     return 0;
-  llvm::SetVector<Operation *> slice;
-  for (const TmaCopy &plan : plans)
-    for (Value c : plan.coords)
-      collectSlice(c, block, slice);
   for (Operation *op : slice)
     if (op->getNumRegions() || !isMemoryEffectFree(op)) {
       loop.emitRemark("the producer fetches each iteration's tiles when it starts it, not ")
@@ -526,7 +525,12 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   for (CopyOp copy : body.copies)
     plans.push_back(planTmaCopy(copy));
   Value iv = serial.getInductionVar();
-  int64_t lookahead = issuesAhead(loop, body, ring, plans, to);
+  // What the coordinates are computed from in the body.
+  llvm::SetVector<Operation *> slice;
+  for (const TmaCopy &plan : plans)
+    for (Value c : plan.coords)
+      collectSlice(c, to, slice);
+  int64_t lookahead = issuesAhead(loop, body, ring, slice);
   OpBuilder head = OpBuilder::atBlockBegin(&to);
   Operation *wait = nullptr;
   auto [j, s, parity] = ring.position(head, loc, iv, loop);
@@ -544,10 +548,6 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     MBarrierExpectTxOp::create(b, loc, fullAt, bytes);
     IRMapping map;
     map.map(iv, at);
-    llvm::SetVector<Operation *> slice;
-    for (const TmaCopy &plan : plans)
-      for (Value c : plan.coords)
-        collectSlice(c, to, slice);
     for (Operation &op : to)
       if (slice.contains(&op))
         b.clone(op, map);

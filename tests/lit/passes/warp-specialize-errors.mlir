@@ -230,3 +230,35 @@ tile.kernel @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {ti
   }
   tile.return
 }
+
+// -----
+
+// Three outer stages, but the outer copy's row comes from memory (a table
+// of offsets): its place cannot be computed an iteration ahead, so the
+// producer issues each iteration's copies when it starts it.
+tile.host @table(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %off: !tile.ptr<i32> {tile.name = "off"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @table_kernel grid(%c1, %c1, %c1) args(%kv, %off, %n) : (!tile.ptr<bf16>, !tile.ptr<i32>, index) -> ()
+  tile.return
+}
+tile.kernel @table_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %off: !tile.ptr<i32> {tile.name = "off"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %off[%c0] sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+  // expected-remark@+1 {{the producer fetches each iteration's tiles when it starts it, not 1 ahead: a copy's place is computed by 'tile.load', which cannot run ahead}}
+  tile.pipelined %item = %c0 to %n step %c1 stages 3 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r32 = tile.load %o[%item] : !tile.tensor<?xi32> -> i32
+    %r = arith.index_cast %r32 : i32 to index
+    tile.copy %v[%r, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.pipelined %i = %c0 to %n step %c1 stages 3 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %k = arith.muli %i, %c64 : index
+      tile.copy %v[%k, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
+  }
+  tile.return
+}
