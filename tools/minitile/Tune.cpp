@@ -128,11 +128,15 @@ bool parseInit(const std::string &arg, InitSpec &spec, std::string &error) {
     error = "--init '" + arg + "': SPEC is " + kInitGrammar;
     return false;
   };
+  // "A,B" after a prefix of `skip` characters: two finite numbers, into lo, hi.
+  auto pair = [&](size_t skip) {
+    std::vector<std::string> parts = split(s.substr(skip), ',');
+    return parts.size() == 2 && parseReal(parts[0], spec.lo) && parseReal(parts[1], spec.hi) &&
+           std::isfinite(spec.lo) && std::isfinite(spec.hi);
+  };
   if (s.rfind("uniform:", 0) == 0) {
-    std::vector<std::string> ends = split(s.substr(8), ',');
     spec.kind = InitSpec::uniform;
-    if (ends.size() != 2 || !parseReal(ends[0], spec.lo) || !parseReal(ends[1], spec.hi) ||
-        !std::isfinite(spec.lo) || !std::isfinite(spec.hi))
+    if (!pair(8))
       return bad();
     if (spec.lo > spec.hi) {
       error = "--init '" + arg + "': uniform:LO,HI needs LO <= HI";
@@ -141,10 +145,8 @@ bool parseInit(const std::string &arg, InitSpec &spec, std::string &error) {
     return true;
   }
   if (s.rfind("normal:", 0) == 0) {
-    std::vector<std::string> parts = split(s.substr(7), ',');
     spec.kind = InitSpec::normal;
-    if (parts.size() != 2 || !parseReal(parts[0], spec.lo) || !parseReal(parts[1], spec.hi) ||
-        !std::isfinite(spec.lo) || !std::isfinite(spec.hi))
+    if (!pair(7))
       return bad();
     if (spec.hi < 0) {
       error = "--init '" + arg + "': normal:MEAN,STD needs STD >= 0";
