@@ -575,7 +575,8 @@ void benchEnergy(const std::vector<int64_t> &lengths) {
   measure(16384, 4096, 64, 256,
           {{"indexer_fwd D=256", minitile::kernels::indexer_fwd_d256},
            {"persistent D=256", minitile::kernels::indexer_fwd_d256_pers}});
-  measure(16384, 4096, 64, 128, {{"clean=false (no -inf)", minitile::kernels::indexer_fwd_unfused}});
+  measure(16384, 4096, 64, 128,
+          {{"clean=false (no -inf)", minitile::kernels::indexer_fwd_unfused}});
 }
 
 /// The examples' GEMM (examples/gemm): C = A . B^T, bf16 in, f32 accumulation.

@@ -44,7 +44,7 @@ template <bool Batched> struct IndexerFwd : Generator {
   Param<int> itemBuffers{"item_buffers", 2, 2, 3,
                          "persistent: buffers of each item's query tile, weights and bounds; "
                          "with 3 the producer fetches the next item's before this one's KV "
-                         "tiles, so short items do not wait for their bounds"};
+                         "tiles (more shared memory; not faster on the H200, docs/PERF.md)"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
@@ -62,9 +62,9 @@ template <bool Batched> struct IndexerFwd : Generator {
     // 128-byte aligned.)
     auto align = [](int64_t bytes) { return (bytes + 127) / 128 * 128; };
     const int64_t tileBytes = int64_t(BK) * D * 2,
-                  queryBytes = persistent ? itemBuffers * (int64_t(N) * D * 2 + align(int64_t(N) * 4) +
-                                                           2 * align(int64_t(std::max(BQ, 4)) * 4))
-                                          : int64_t(N) * D * 2;
+                  itemBytes = int64_t(N) * D * 2 + align(int64_t(N) * 4) +
+                              2 * align(int64_t(std::max(BQ, 4)) * 4),
+                  queryBytes = persistent ? itemBuffers * itemBytes : int64_t(N) * D * 2;
     const int64_t budget = k.target().sharedMemoryPerBlock - 8 * 1024;
     int st = (int(stages) + G - 1) / G * G;
     while (st > G && queryBytes + st * tileBytes > budget)

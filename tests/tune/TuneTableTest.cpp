@@ -243,7 +243,8 @@ TEST(TuneRunner, NormalInitsHaveTheirMeanAndDeviation) {
   EXPECT_NEAR(mean, 2.0, 0.01);
   EXPECT_NEAR(deviation, 0.5, 0.01);
   // Not uniform: about 68 % within one deviation of the mean.
-  int64_t within = std::count_if(v.begin(), v.end(), [](float f) { return std::fabs(f - 2) < 0.5; });
+  int64_t within =
+      std::count_if(v.begin(), v.end(), [](float f) { return std::fabs(f - 2) < 0.5; });
   EXPECT_NEAR(double(within) / n, 0.6827, 0.01);
 }
 
