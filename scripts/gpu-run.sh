@@ -16,7 +16,9 @@ final=${OUT:-$PWD/out}
 mkdir -p "$final"
 status=0
 # What to run: GPU_RUN="tests bench peers" by default with "peers" given, else
-# "tests bench"; BENCH picks minitile-bench's kernels (all by default).
+# "tests bench"; BENCH picks minitile-bench's kernels (all by default;
+# BENCH="energy 4096 16384 65536": the sustained figures and energy per FLOP
+# beside cuBLAS's, about 2 minutes).
 what=${GPU_RUN:-tests bench${1:+ $1}}
 has() { [[ " $what " == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
