@@ -87,12 +87,6 @@ TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
   EXPECT_EQ(ir.find("tile.for"), std::string::npos) << ir;
   // More item buffers: more stages (the nested loop has 3 by default, the
   // outer one now too).
-  auto count = [](const std::string &text, const std::string &what) {
-    size_t n = 0;
-    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-      ++n;
-    return n;
-  };
   EXPECT_EQ(count(ir, "stages 3 {"), 1u) << ir;
   std::string three = prefetchingPersistent(3);
   EXPECT_EQ(count(three, "stages 3 {"), 2u) << three;
@@ -230,14 +224,8 @@ TEST(Dsl, FillUsesVectorStores) {
   // Each of its three parts (the unaligned head, the vectors, the tail)
   // under a test that it is not empty, and all of them under one that the
   // range is not: an empty fill costs its threads no loop set-up.
-  size_t ifs = 0, parallels = 0;
-  for (size_t at = ir.find("tile.if"); at != std::string::npos; at = ir.find("tile.if", at + 1))
-    ++ifs;
-  for (size_t at = ir.find("tile.parallel"); at != std::string::npos;
-       at = ir.find("tile.parallel", at + 1))
-    ++parallels;
-  EXPECT_EQ(ifs, 4u) << ir;
-  EXPECT_EQ(parallels, 3u) << ir;
+  EXPECT_EQ(count(ir, "tile.if"), 4u) << ir;
+  EXPECT_EQ(count(ir, "tile.parallel"), 3u) << ir;
   EXPECT_LT(ir.find("tile.if"), ir.find("tile.parallel")) << ir;
 }
 

@@ -60,6 +60,14 @@ inline void expectDslError(const unsigned &line, const std::string &text,
   EXPECT_NE(e.message().find(text), std::string::npos) << e.what();
 }
 
+/// How many times `what` occurs in `text` (overlaps counted).
+inline size_t count(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
 /// The smallest valid kernel prologue.
 inline void launch(Kernel &k, Value n) {
   k.threads(128);

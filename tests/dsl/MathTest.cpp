@@ -24,13 +24,6 @@ bool has(const std::string &text, const std::string &what) {
   return text.find(what) != std::string::npos;
 }
 
-size_t count(const std::string &text, const std::string &what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 /// Builds `body` and compiles it to PTX for sm_90a; "" (and the
 /// diagnostics in `errors`) when a stage fails.
 std::string ptxOf(const std::function<void(Kernel &)> &body, std::string *errors = nullptr) {
