@@ -57,8 +57,11 @@ struct PowerMonitor::Impl {
   std::thread sampler;
   unsigned long long startMilliJoules = 0;
   std::chrono::steady_clock::time_point startTime;
-  std::vector<unsigned> mhz, milliWatts;
-  std::vector<unsigned long long> why;
+  struct Sample {
+    unsigned mhz, milliWatts;
+    unsigned long long why; // clock-event reasons
+  };
+  std::vector<Sample> samples;
 
   ~Impl() {
     if (sampler.joinable()) {
@@ -110,9 +113,7 @@ PowerMonitor::~PowerMonitor() = default;
 
 void PowerMonitor::start() {
   Impl &m = *impl_;
-  m.mhz.clear();
-  m.milliWatts.clear();
-  m.why.clear();
+  m.samples.clear();
   m.energy(m.device, &m.startMilliJoules);
   m.startTime = std::chrono::steady_clock::now();
   m.running = true;
@@ -121,11 +122,8 @@ void PowerMonitor::start() {
       unsigned mhz = 0, mw = 0;
       unsigned long long why = 0;
       if (m.clock(m.device, 1, &mhz) == 0 && m.reasons(m.device, &why) == 0 &&
-          m.power(m.device, &mw) == 0) {
-        m.mhz.push_back(mhz);
-        m.why.push_back(why);
-        m.milliWatts.push_back(mw);
-      }
+          m.power(m.device, &mw) == 0)
+        m.samples.push_back({mhz, mw, why});
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   });
@@ -141,14 +139,14 @@ PowerReading PowerMonitor::stop() {
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m.startTime).count();
   r.joules = double(mj - m.startMilliJoules) / 1e3;
   r.meanWatts = r.seconds > 0 ? r.joules / r.seconds : 0;
-  r.samples = int(m.mhz.size());
+  r.samples = int(m.samples.size());
   // Clock-event reasons: 0x4 the SW power cap; 0x8 HW slowdown, 0x20 SW
   // thermal, 0x40 HW thermal, 0x80 HW power brake.
-  for (size_t i = 0; i < m.mhz.size(); ++i) {
-    r.meanSmMHz += m.mhz[i];
-    r.sampledWatts += m.milliWatts[i] / 1e3;
-    r.powerCapped += (m.why[i] & 0x4) ? 1 : 0;
-    r.thermal += (m.why[i] & (0x8 | 0x20 | 0x40 | 0x80)) ? 1 : 0;
+  for (const Impl::Sample &x : m.samples) {
+    r.meanSmMHz += x.mhz;
+    r.sampledWatts += x.milliWatts / 1e3;
+    r.powerCapped += (x.why & 0x4) ? 1 : 0;
+    r.thermal += (x.why & (0x8 | 0x20 | 0x40 | 0x80)) ? 1 : 0;
   }
   if (r.samples) {
     r.meanSmMHz /= r.samples;

@@ -1,8 +1,9 @@
 //===- Energy.h - the GPU's energy, power and clocks over a run; cuBLAS ---===//
 //
 // Under sustained load an H200 runs into its power cap (docs/PERF.md,
-// session 5): the clock falls until the card draws its limit, so what a
-// kernel costs in energy per useful FLOP sets its rate. PowerMonitor reads
+// sessions 5 and 6): the clock falls until the card draws its limit --
+// cuBLAS's GEMM as much as minitile's kernels -- so energy per useful FLOP
+// and the clock under load say what a short timing does not. PowerMonitor reads
 // the driver's energy counter around a run and samples power, SM clock and
 // the clock-event reasons every 10 ms meanwhile (NVML, opened at run time:
 // the bench builds and runs without it). CublasGemm runs cuBLAS's bf16 GEMM

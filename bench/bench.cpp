@@ -448,11 +448,7 @@ void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
   }
 }
 
-/// cuBLAS's bf16 GEMM, M = N = K = n, on random inputs, checked at a few
-/// entries against an fp64 host product: useful TFLOP/s by medianMs, the
-/// harness that times minitile's kernels (the peers' script times it with
-/// triton.testing.do_bench: the two figures side by side tell the harnesses
-/// apart). 0 if cuBLAS cannot be opened.
+/// cuBLAS's bf16 GEMM, M = N = K = n, on fresh uniform random inputs.
 struct CublasInputs {
   int64_t n;
   DeviceBuffer<bf16> a, b, c;
@@ -468,29 +464,36 @@ struct CublasInputs {
     b.upload(hb);
   }
   void run(minitile::bench::CublasGemm &gemm) { gemm.run(n, n, n, a.get(), b.get(), c.get()); }
+  /// Correct first: one product from a C of NaNs, 64 of its entries against
+  /// fp64 on the host; throws if one differs by 1 % of its magnitudes' sum.
+  void check(minitile::bench::CublasGemm &gemm) {
+    c.fillWords(0x7fc07fc0u);
+    run(gemm);
+    std::vector<bf16> hc = c.download();
+    std::mt19937 rng(7);
+    double worst = 0;
+    for (int e = 0; e < 64; ++e) {
+      int64_t i = rng() % n, j = rng() % n;
+      double want = 0, scale = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        double p = double(ha[i * n + k].toFloat()) * hb[k * n + j].toFloat();
+        want += p;
+        scale += std::fabs(p);
+      }
+      double got = hc[i * n + j].toFloat();
+      worst = std::isfinite(got) ? std::max(worst, std::fabs(got - want) / scale) : INFINITY;
+    }
+    if (!(worst < 1e-2))
+      throw minitile::rt::Error("cuBLAS's product differs from the host's: " +
+                                std::to_string(worst) + " of the magnitudes' sum");
+  }
 };
 
+/// cuBLAS's useful TFLOP/s by medianMs, the harness that times minitile's
+/// kernels (the peers' script times it with triton.testing.do_bench: the two
+/// figures side by side tell the harnesses apart), after checking it.
 double cublasTflops(minitile::bench::CublasGemm &gemm, CublasInputs &in) {
-  // Correct first: 64 entries of C against fp64 on the host.
-  in.c.fillWords(0x7fc07fc0u);
-  in.run(gemm);
-  std::vector<bf16> hc = in.c.download();
-  std::mt19937 rng(7);
-  double worst = 0;
-  for (int e = 0; e < 64; ++e) {
-    int64_t i = rng() % in.n, j = rng() % in.n;
-    double want = 0, scale = 0;
-    for (int64_t k = 0; k < in.n; ++k) {
-      double p = double(in.ha[i * in.n + k].toFloat()) * in.hb[k * in.n + j].toFloat();
-      want += p;
-      scale += std::fabs(p);
-    }
-    double got = hc[i * in.n + j].toFloat();
-    worst = std::isfinite(got) ? std::max(worst, std::fabs(got - want) / scale) : INFINITY;
-  }
-  if (!(worst < 1e-2))
-    throw minitile::rt::Error("cuBLAS's product differs from the host's: " +
-                              std::to_string(worst) + " of the magnitudes' sum");
+  in.check(gemm);
   double ms = medianMs([&] { in.run(gemm); }, 5, 20);
   return 2.0 * in.n * in.n * in.n / ms / 1e9;
 }
@@ -535,8 +538,9 @@ void printSustained(const char *name, const std::string &shape, double flop, dou
 
 /// Energy per useful FLOP, sustained: cuBLAS's bf16 GEMM and the indexer's
 /// shipped, persistent and tuned kernels, each launched back to back for 3
-/// s while NVML counts the energy and samples clock and power. Under the
-/// power cap the rates follow the energies (docs/PERF.md, session 5).
+/// s while NVML counts the energy and samples clock and power -- the rates
+/// a card running into its power cap gives, cuBLAS's included
+/// (docs/PERF.md, session 6).
 void benchEnergy(const std::vector<int64_t> &lengths) {
   minitile::bench::PowerMonitor power;
   if (!power.available()) {
@@ -546,6 +550,7 @@ void benchEnergy(const std::vector<int64_t> &lengths) {
   minitile::bench::CublasGemm gemm;
   if (gemm.available()) {
     CublasInputs in(8192);
+    in.check(gemm);
     auto [ms, r] = sustained(power, [&] { in.run(gemm); });
     printSustained("cuBLAS bf16 GEMM", "8192^3", 2.0 * 8192 * 8192 * 8192, ms, r);
   } else {
