@@ -536,16 +536,22 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   auto [j, s, parity] = ring.position(head, loc, iv, loop);
   (void)j;
   Value full;
-  // Iteration `at`'s copies, issued at `b`: wait for its stage to be empty,
-  // arm its full barrier, start the boxes (coordinates cloned from this
-  // iteration's with `at` for the index).
+  // Waits for stage `st` (of phase `ph`) to be empty and arms its full
+  // barrier with the copies' bytes; returns that barrier.
+  auto arm = [&](OpBuilder &b, Value st, Value ph) {
+    Value flipped = arith::XOrIOp::create(b, loc, ph, constant(b, loc, 1));
+    MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.empty, st), flipped);
+    Value barrier = ring.barrier(b, loc, ring.full, st);
+    MBarrierExpectTxOp::create(b, loc, barrier, bytes);
+    return barrier;
+  };
+  // Iteration `at`'s copies, issued at `b`: its stage armed, the boxes
+  // started (coordinates cloned from this iteration's with `at` for the
+  // index).
   auto issue = [&](OpBuilder &b, Value at) {
     auto [jAt, sAt, parityAt] = ring.position(b, loc, at, loop);
     (void)jAt;
-    Value flipped = arith::XOrIOp::create(b, loc, parityAt, constant(b, loc, 1));
-    MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.empty, sAt), flipped);
-    Value fullAt = ring.barrier(b, loc, ring.full, sAt);
-    MBarrierExpectTxOp::create(b, loc, fullAt, bytes);
+    Value fullAt = arm(b, sAt, parityAt);
     IRMapping map;
     map.map(iv, at);
     for (Operation &op : to)
@@ -563,10 +569,7 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   Operation *lastCopy = nullptr;
   if (lookahead == 0) {
     // This iteration's copies where they stand.
-    Value flipped = arith::XOrIOp::create(head, loc, parity, constant(head, loc, 1));
-    MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.empty, s), flipped);
-    full = ring.barrier(head, loc, ring.full, s);
-    MBarrierExpectTxOp::create(head, loc, full, bytes);
+    full = arm(head, s, parity);
     for (auto [original, plan] : llvm::zip(body.copies, plans)) {
       CopyOp copy = original;
       OpBuilder at(copy);
