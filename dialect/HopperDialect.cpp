@@ -118,6 +118,16 @@ LogicalResult TmaLoadOp::verify() {
   return success();
 }
 
+LogicalResult BulkStoreOp::verify() {
+  if (getIndices().size() != getTensor().getType().getRank())
+    return emitOpError("indexes a rank-") << getTensor().getType().getRank() << " tensor with "
+                                          << getIndices().size() << " indices";
+  if (getSource().getType().getElementType() != getTensor().getType().getElementType())
+    return emitOpError("copies a tile of ") << getSource().getType().getElementType()
+                                            << " into " << getTensor().getType();
+  return success();
+}
+
 LogicalResult WgmmaWaitOp::verify() {
   int64_t pending = getPendingAttr().getInt();
   if (pending < 0 || pending > 7)

@@ -391,6 +391,69 @@ def Hopper_TmaLoadOp : Hopper_Op<"tma_load", "tma"> {
   let hasVerifier = 1;
 }
 
+def Hopper_BulkStoreOp : Hopper_Op<"bulk_store", "tma"> {
+  let summary = "starts a bulk copy of a shared tile's first bytes to global memory";
+  let description = [{
+    Copies the first `bytes` bytes (an i32, a multiple of 16) of `source` to
+    `tensor[indices]` onwards, whose address is 16-byte aligned. The copy
+    joins this thread's bulk async-group that `hopper.bulk_commit` closes;
+    `source` is not written again before `hopper.bulk_wait_read` says it was
+    read. Here, 256 bytes of a tile of -inf to the start of a row:
+
+    ```mlir
+    tile.kernel @bulk(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c256 = arith.constant 256 : i32
+      %row = tile.view %p sizes() strides() : !tile.ptr<f32> -> !tile.tensor<1024xf32>
+      %src = tile.alloc_shared : !tile.shared<512xf32>
+      hopper.bulk_store %src to %row[%c0] bytes %c256 : !tile.shared<512xf32>, !tile.tensor<1024xf32>
+      hopper.bulk_commit
+      hopper.bulk_wait_read
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Tile_AnyShared:$source, Tile_AnyTensor:$tensor, Variadic<Index>:$indices,
+                       I32:$bytes);
+  let assemblyFormat = [{
+    $source `to` $tensor `[` $indices `]` `bytes` $bytes attr-dict `:` type($source) `,` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
+def Hopper_BulkCommitOp : Hopper_Op<"bulk_commit", "tma"> {
+  let summary = "closes this thread's bulk async-group of copies to global memory";
+  let description = [{
+    The `hopper.bulk_store` ops this thread started since its last commit
+    form one group, which `hopper.bulk_wait_read` can wait for.
+
+    ```mlir
+    tile.kernel @commit() attributes {block = array<i32: 128, 1, 1>} {
+      hopper.bulk_commit
+      tile.return
+    }
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Hopper_BulkWaitReadOp : Hopper_Op<"bulk_wait_read", "tma"> {
+  let summary = "waits until this thread's bulk copies have read their shared sources";
+  let description = [{
+    Every group this thread committed has read its shared memory (the
+    writes to global memory may still be under way; they are done when the
+    kernel ends). A thread without groups passes straight through.
+
+    ```mlir
+    tile.kernel @drain() attributes {block = array<i32: 128, 1, 1>} {
+      hopper.bulk_wait_read
+      tile.return
+    }
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // wgmma
 //===----------------------------------------------------------------------===//

@@ -293,6 +293,31 @@ LogicalResult ElemsToAlignedOp::verify() {
   return verifyAccess(*this, getTensor().getType(), getIndices(), Type());
 }
 
+LogicalResult FillAsyncOp::verify() {
+  GlobalTensorType type = getTensor().getType();
+  if (type.getRank() != 1)
+    return emitOpError("fills a rank-1 tensor, not ") << type;
+  if (getValue().getType() != type.getElementType())
+    return emitOpError("fills ") << type << " with a " << getValue().getType() << " value";
+  int64_t bytes = elementBytes(type.getElementType());
+  if (bytes > 16 || (bytes & (bytes - 1)))
+    return emitOpError("fills elements of 1, 2, 4, 8 or 16 bytes, not ") << bytes;
+  for (Operation *p = (*this)->getParentOp(); p && !llvm::isa<KernelOp>(p); p = p->getParentOp()) {
+    auto pipelined = llvm::dyn_cast<PipelinedOp>(p);
+    if (llvm::isa<ParallelOp>(p) || (pipelined && pipelined.getGroups() != 1))
+      return emitOpError("is issued once by the block, so every thread reaches it; it is "
+                         "inside '")
+             << p->getName() << "', whose iterations the threads share";
+  }
+  return success();
+}
+
+void FillAsyncOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
 /// Atomics take 32- and 64-bit integers and f32; floats only add and exchange.
 static LogicalResult verifyAtomic(Operation *op, AtomicKind kind, Type value,
                                   Type element) {

@@ -9,6 +9,7 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 //===----------------------------------------------------------------------===//
 // Functions: the launcher and the kernel
@@ -451,6 +452,40 @@ def Tile_ElemsToAlignedOp : Tile_Op<"elems_to_aligned", [Pure, Tile_InKernel]> {
   let results = (outs Index:$result);
   let assemblyFormat = [{
     $tensor `[` $indices `]` `bytes` $bytes attr-dict `:` type($tensor)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FillAsyncOp : Tile_Op<"fill_async", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "one value to a range of a rank-1 tensor, written asynchronously by one thread";
+  let description = [{
+    Writes `value` to elements `[lo, hi)` of `tensor` (nothing where
+    `hi <= lo`). The block issues it once: every thread of the block reaches
+    it and one of them starts the writes -- or, marked `single`, the one
+    thread that reaches it (tile-warp-specialize marks the copy it gives the
+    producer warpgroup's elected thread so). `tile-lower-fills` makes the
+    16-byte aligned run bulk copies of a shared tile holding `value` and the
+    unaligned ends single stores. The writes are asynchronous: done when the
+    kernel ends, unordered with the block's own accesses to the range, which
+    the block must neither read nor write. Not inside `tile.parallel` or a
+    `tile.pipelined` loop of several groups (not every thread runs their
+    iterations).
+
+    ```mlir
+    tile.kernel @mask(%p: !tile.ptr<f32>, %rows: index, %n: index, %lo: index) attributes {block = array<i32: 128, 1, 1>} {
+      %all = tile.view %p sizes(%rows, %n) strides(%n) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+      %b = tile.block_id x
+      %row = tile.slice %all dim 0 at %b : !tile.tensor<?x?xf32> -> !tile.tensor<?xf32>
+      tile.fill_async %row[%lo to %n] with 0xFF800000 : f32 : !tile.tensor<?xf32>
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$tensor, Index:$lo, Index:$hi, TypedAttrInterface:$value,
+                       UnitAttr:$single);
+  let assemblyFormat = [{
+    $tensor `[` $lo `to` $hi `]` `with` $value (`single` $single^)? attr-dict `:` type($tensor)
   }];
   let hasVerifier = 1;
 }

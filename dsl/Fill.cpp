@@ -47,4 +47,37 @@ void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across, SourceLoc l
   });
 }
 
+void fillAsync(const Tensor &t, Arg lo, Arg hi, Arg value, SourceLoc loc) {
+  if (t.rank() != 1)
+    throw Error(loc, "fillAsync() takes a rank-1 tensor; '" + t.name() + "' has rank " +
+                         std::to_string(t.rank()) + " (slice() a row of it)");
+  detail::KernelState &state = detail::checked(Access::kernelOfTensor(t), loc);
+  detail::kernelFor({&lo, &hi, &value}, loc);
+  // Without bulk copies the block's threads store the range themselves.
+  if (!state.target->has(Feature::tma))
+    return fill(t, lo, hi, value, Across::block, loc);
+  for (mlir::Operation *p = state.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp()) {
+    auto pipelined = llvm::dyn_cast<tile::PipelinedOp>(p);
+    if (llvm::isa<tile::ParallelOp>(p) || (pipelined && pipelined.getGroups() != 1))
+      throw Error(loc, std::string("fillAsync() inside a ") +
+                           (pipelined ? "pipelined() loop of " +
+                                            std::to_string(pipelined.getGroups()) + " groups"
+                                      : std::string("parallel() loop")) +
+                           ": the block issues it once, so every thread must reach it");
+  }
+  mlir::Value v = detail::materialize(state, value, state.type(t.dtype()), "fillAsync()");
+  if (v.getType() != state.type(t.dtype()))
+    throw Error(loc, "fillAsync() of '" + t.name() + "' (" + dtypeName(t.dtype()) +
+                         ") with a " + detail::describe(v.getType()) + " value");
+  auto constant = v.getDefiningOp<mlir::arith::ConstantOp>();
+  if (!constant)
+    throw Error(loc, "fillAsync() of '" + t.name() +
+                         "' takes a constant value (the block copies a tile of it, "
+                         "written when the kernel starts); fill() takes any value");
+  Value begin = cast(lo, DType::index, loc), end = cast(hi, DType::index, loc);
+  tile::FillAsyncOp::create(state.b, state.loc(loc), Access::viewOf(t),
+                            Access::get(begin), Access::get(end),
+                            llvm::cast<mlir::TypedAttr>(constant.getValue()), false);
+}
+
 } // namespace minitile

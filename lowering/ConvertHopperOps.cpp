@@ -315,6 +315,17 @@ struct TmaLoadLowering : ConvertOpToLLVMPattern<hopper::TmaLoadOp> {
   }
 };
 
+struct BulkWaitReadLowering : ConvertOpToLLVMPattern<hopper::BulkWaitReadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::BulkWaitReadOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
+        op, rewriter.getI32IntegerAttr(0), rewriter.getUnitAttr());
+    return success();
+  }
+};
+
 struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -427,7 +438,8 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
                ShuffleXorLowering, ShuffleIdxLowering,
                ShuffleByLowering<tile::ShuffleUpOp, NVVM::ShflKind::up, 0>,
                ShuffleByLowering<tile::ShuffleDownOp, NVVM::ShflKind::down, 0x1f>, VoteLowering,
-               TmaLoadLowering, WgmmaDescLowering,
+               TmaLoadLowering, BulkWaitReadLowering,
+               ReplaceWith<hopper::BulkCommitOp, NVVM::CpAsyncBulkCommitGroupOp>, WgmmaDescLowering,
                ReplaceWith<hopper::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
                ReplaceWith<hopper::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
                WgmmaWaitLowering, WgmmaLowering>(converter);

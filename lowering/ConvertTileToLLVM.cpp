@@ -253,6 +253,21 @@ struct StoreOpLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
   }
 };
 
+/// A bulk copy from shared to global memory: the destination is an element
+/// of a tensor, so its address is computed here with the other accesses'.
+struct BulkStoreOpLowering : ConvertOpToLLVMPattern<hopper::BulkStoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::BulkStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value address = elementAddress(rewriter, op.getLoc(), op.getTensor().getType(),
+                                   adaptor.getTensor(), adaptor.getIndices());
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkSharedCTAToGlobalOp>(
+        op, address, adaptor.getSource(), adaptor.getBytes(), Value(), Value());
+    return success();
+  }
+};
+
 struct AtomicOpLowering : ConvertOpToLLVMPattern<tile::AtomicOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -436,6 +451,7 @@ StringRef earlierPass(Operation *op) {
       .Case([](tile::ParallelOp) { return "tile-distribute-parallel"; })
       .Case([](tile::PipelinedOp) { return "tile-warp-specialize"; })
       .Case([](tile::CopyOp) { return "tile-lower-copies"; })
+      .Case([](tile::FillAsyncOp) { return "tile-lower-fills"; })
       .Case<tile::AllocSharedOp, tile::StageOp>([](Operation *) { return "tile-plan-shared"; })
       .Default([](Operation *) { return ""; });
 }
@@ -502,7 +518,7 @@ struct ConvertTileToLLVM
                                     NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                  GeometryOpLowering<tile::GridDimOp, NVVM::GridDimXOp,
                                     NVVM::GridDimYOp, NVVM::GridDimZOp>,
-                 ViewOpLowering, SliceOpLowering, LoadOpLowering, StoreOpLowering,
+                 ViewOpLowering, SliceOpLowering, LoadOpLowering, StoreOpLowering, BulkStoreOpLowering,
                  ElemsToAlignedOpLowering, AtomicOpLowering, SplatOpLowering,
                  AllocLocalOpLowering, LocalLoadOpLowering, LocalStoreOpLowering,
                  ForOpLowering, WhileOpLowering, ConditionOpLowering, IfOpLowering,

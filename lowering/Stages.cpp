@@ -60,6 +60,7 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opt
     pm.addPass(tile::createTileAssignLayouts());
     pm.addPass(tile::createTileWarpSpecialize());
     pm.addPass(tile::createTileLowerCopies());
+    pm.addPass(tile::createTileLowerFills());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     pm.addPass(tile::createTileDistributeFragments());

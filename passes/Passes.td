@@ -40,6 +40,17 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::ModuleOp"> {
   let dependentDialects = ["::minitile::hopper::HopperDialect"];
 }
 
+def TileLowerFills : Pass<"tile-lower-fills", "::mlir::ModuleOp"> {
+  let summary = "lower tile.fill_async to bulk copies of a shared tile of the value";
+  let description = [{
+    One thread per fill (the block's first, or the one a `single` fill
+    stands on) stores the unaligned ends and bulk-copies a shared tile of
+    the value over the aligned run; the tile is written at the kernel's
+    start and every thread waits for its copies' reads before returning.
+  }];
+  let dependentDialects = ["::minitile::hopper::HopperDialect"];
+}
+
 def TileDistributeFragments : Pass<"tile-distribute-fragments", "::mlir::ModuleOp"> {
   let summary = "turn fragments into the registers of each thread";
   let description = [{

@@ -26,7 +26,12 @@
 //          bounds from prefetched window bounds), it waits for the copies to
 //          land first, as the compute threads do. The program's block barriers become
 //          barriers of the compute threads. The producer gives registers
-//          up, the compute warpgroups take them (setmaxnreg).
+//          up, the compute warpgroups take them (setmaxnreg). A
+//          tile.fill_async goes to the producer, marked `single`: to the
+//          elected thread where it is in a pipelined loop, to the
+//          producer's first thread elsewhere; one whose range the producer
+//          cannot compute (from a fragment, a carried value, the thread id)
+//          stays on the first compute thread, with a remark.
 //          Otherwise (a copy the TMA cannot serve, a block that cannot take
 //          a producer warpgroup, a target without mbarrier transactions)
 //          each pipelined loop becomes a plain tile.for whose copies
@@ -53,7 +58,11 @@ using namespace minitile::hopper;
 namespace {
 
 constexpr int64_t kProducerThreads = 128;
+/// The producer's registers: at least kProducerRegisters, and what the
+/// compute threads leave of the block's registers up to kProducerMaxRegisters
+/// (a fill's address arithmetic on the elected thread spills in 40).
 constexpr int64_t kProducerRegisters = 40;
+constexpr int64_t kProducerMaxRegisters = 64;
 
 Value constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -642,15 +651,15 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   return success();
 }
 
-/// Keeps in `region` only what the TMA copies and barrier waits need (a
-/// wait before a read of the producer's own tiles, only if the read is).
+/// Keeps in `region` only what the TMA copies, fills and barrier waits need
+/// (a wait before a read of the producer's own tiles, only if the read is).
 void sliceProducer(Region &region, const ProducerReads &reads) {
   llvm::DenseSet<Operation *> live, guards;
   for (auto &[stage, wait] : reads)
     guards.insert(wait);
   SmallVector<Operation *> work;
   region.walk([&](Operation *op) {
-    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, SetMaxNRegOp>(op) &&
+    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, SetMaxNRegOp, FillAsyncOp>(op) &&
         !guards.contains(op))
       work.push_back(op);
   });
@@ -689,11 +698,67 @@ void sliceProducer(Region &region, const ProducerReads &reads) {
     op->erase();
 }
 
+/// Why the producer cannot issue `fill` -- it computes what copies need:
+/// arithmetic on kernel arguments and loop indices, global loads, reads of
+/// the tiles its copies fill -- or "".
+std::string producerRefusal(FillAsyncOp fill) {
+  SmallVector<Value> work(fill->getOperands());
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (llvm::isa<RankedTensorType>(v.getType()))
+      return "its range is computed from a fragment";
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (llvm::isa<KernelOp>(owner) ||
+          (llvm::isa<ForOp, PipelinedOp>(owner) && arg.getArgNumber() == 0))
+        continue;
+      return "its range depends on a value '" + owner->getName().getStringRef().str() +
+             "' carries";
+    }
+    Operation *def = v.getDefiningOp();
+    std::string name = "'" + def->getName().getStringRef().str() + "'";
+    if (def->getNumRegions())
+      return "its range depends on the result of " + name;
+    if (llvm::isa<ThreadIdOp>(def))
+      return "its range depends on the thread's id";
+    if (auto read = llvm::dyn_cast<SharedLoadOp>(def)) {
+      auto alloc = read.getTile().getDefiningOp<AllocSharedOp>();
+      if (!alloc || !llvm::isa<PipelinedOp>(alloc->getParentOp()))
+        return "its range depends on a shared tile no copy of a pipelined loop fills";
+      work.append({read.getRow(), read.getCol()});
+      continue;
+    }
+    if (!isMemoryEffectFree(def) && !llvm::isa<LoadOp>(def))
+      return "its range depends on " + name + ", which the producer does not run";
+    work.append(def->operand_begin(), def->operand_end());
+  }
+  return "";
+}
+
+/// An `if (tid == at)` around `op`, which is then the only thread's.
+void onOneThread(Operation *op, Value tid, int64_t at) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constant(b, loc, at));
+  auto guard = IfOp::create(b, loc, TypeRange(), first);
+  OpBuilder then = OpBuilder::atBlockEnd(&guard.getThenRegion().emplaceBlock());
+  YieldOp::create(then, loc);
+  op->moveBefore(guard.getThenRegion().front().getTerminator());
+}
+
 LogicalResult specialise(KernelOp kernel,
                          MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
   Location loc = kernel.getLoc();
   int64_t threads = kernel.getNumThreads();
   Block &entry = kernel.getBody().front();
+
+  // Which fills the producer can issue (asked before the tiles move).
+  SmallVector<std::pair<FillAsyncOp, std::string>> fills;
+  kernel.walk([&](FillAsyncOp fill) { fills.emplace_back(fill, producerRefusal(fill)); });
 
   // Shared tiles live at the kernel's entry; a pipelined body's, per stage.
   SmallVector<Operation *> allocs;
@@ -748,6 +813,14 @@ LogicalResult specialise(KernelOp kernel,
   int64_t computeRegisters = std::min<int64_t>(
       target.maxRegistersPerThread / 8 * 8,
       (target.registersPerSM - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
+  // The block's registers at launch: each thread's share of the file (the
+  // most ptxas gives a kernel of this block size), which setmaxnreg moves.
+  int64_t blockThreads = threads + kProducerThreads;
+  int64_t launchRegisters = std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,
+                                              target.registersPerSM / blockThreads / 8 * 8);
+  int64_t producerRegisters = std::clamp<int64_t>(
+      (launchRegisters * blockThreads - computeRegisters * threads) / kProducerThreads / 8 * 8,
+      kProducerRegisters, kProducerMaxRegisters);
   if (moveRegisters)
     SetMaxNRegOp::create(c, loc, computeRegisters, /*increase=*/true);
   Value hw = ThreadIdOp::create(c, loc, Dim::x);
@@ -762,7 +835,27 @@ LogicalResult specialise(KernelOp kernel,
   });
   OpBuilder pb = OpBuilder::atBlockBegin(&producer);
   if (moveRegisters)
-    SetMaxNRegOp::create(pb, loc, kProducerRegisters, /*increase=*/false);
+    SetMaxNRegOp::create(pb, loc, producerRegisters, /*increase=*/false);
+
+  // A fill goes to the producer: its elected thread where it issues a
+  // pipelined loop's copies, else its first thread. The compute threads
+  // keep one whose range the producer cannot compute, on their first.
+  for (auto &[fill, why] : fills) {
+    auto twin = llvm::cast<FillAsyncOp>(map.lookup(fill.getOperation()));
+    if (!why.empty()) {
+      fill.emitRemark("is issued by a compute thread, not the producer warpgroup: ") << why;
+      twin.erase();
+      onOneThread(fill, computeTid, 0);
+      fill.setSingle(true);
+      continue;
+    }
+    if (!fill->getParentOfType<PipelinedOp>()) {
+      OpBuilder at(twin);
+      onOneThread(twin, ThreadIdOp::create(at, loc, Dim::x), 0);
+    }
+    twin.setSingle(true);
+    fill.erase();
+  }
 
   ProducerReads reads;
   llvm::DenseMap<int64_t, Value> groups; // threads per group -> this thread's group

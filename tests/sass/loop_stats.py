@@ -44,7 +44,11 @@ def innermost_hgmma_loop(lines):
         if not t:
             continue
         target = int(t.group(1), 16)
-        if target < a and any(target <= h <= a for h in hgmma):
+        # A back edge around HGMMAs; not the jump back from a barrier
+        # wait's slow path that ptxas places after the kernel's EXIT (the
+        # range up to it spans the end of the kernel, not a loop).
+        if (target < a and any(target <= h <= a for h in hgmma) and
+                not any(target <= x <= a and o == "EXIT" for x, o in ins)):
             if best is None or a - target < best[1] - best[0]:
                 best = (target, a)
     if best is None:

@@ -559,6 +559,18 @@ private:
 void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across = Across::block,
           SourceLoc loc = SourceLoc::current());
 
+/// Writes constant `value` to t[lo, hi) of a rank-1 tensor, asynchronously:
+/// one thread starts the writes -- bulk copies of a shared tile of `value`
+/// over the 16-byte aligned run, single stores at the ends -- and the block
+/// goes on. In a kernel with a producer warpgroup (pipelined loops fed by
+/// the TMA) the producer issues it, so the compute threads spend nothing on
+/// it. Done when the kernel ends; the block must not read or write t[lo, hi)
+/// itself. Every thread of the block reaches it (not in parallel() or a
+/// pipelined() loop of several groups). Without the TMA (before sm_90) it is
+/// fill().
+void fillAsync(const Tensor &t, Arg lo, Arg hi, Arg value,
+               SourceLoc loc = SourceLoc::current());
+
 /// Copies the box of `src` at `origin` with extents `box` (default: the
 /// tile's shape) into `dst`; the box's outer extents flatten onto the tile's
 /// rows. Elements outside `src` read as zero. The data is there before `dst`

@@ -24,7 +24,7 @@
 // CHECK: %[[RING:.*]] = tile.alloc_shared {stages = 2 : i64} : <64x64xbf16, swizzle = 128>
 // The producer: fewer registers; one elected thread of warp 0 runs the loop.
 // CHECK: tile.if %{{.*}} {
-// CHECK-NEXT: hopper.setmaxnreg 40 {increase = false}
+// CHECK-NEXT: hopper.setmaxnreg 64 {increase = false}
 // CHECK: hopper.elect_one
 // CHECK: tile.for
 // CHECK: hopper.mbarrier_wait %{{.*}} parity
