@@ -10,7 +10,7 @@
 //          thread at the kernel's start, fenced for the async proxy, before
 //          the block-wide barrier of the prologue (or one of its own). Each
 //          fill becomes, on its issuing thread (thread 0 of the block, unless
-//          `single`): single stores up to the first 16-byte boundary (each
+//          `single`), where its range is not empty: single stores up to the first 16-byte boundary (each
 //          under its own test, no loop), bulk
 //          copies of the tile (hopper.bulk_store, at most kSourceBytes each)
 //          for the aligned run, single stores for the rest, and a
@@ -102,15 +102,21 @@ void forLoop(OpBuilder &b, Location loc, Value lo, Value hi, int64_t step,
 
 /// The fill on its issuing thread: single stores at the unaligned ends, bulk
 /// copies of `source` (or, without one, 16-byte stores) in between.
-void emitFill(OpBuilder &b, FillAsyncOp fill, Value source) {
+void emitFill(OpBuilder &outer, FillAsyncOp fill, Value source) {
   Location loc = fill.getLoc();
   Value t = fill.getTensor();
   Type element = fill.getValue().getType();
   int64_t bytes = elementBytes(element), lanes = 16 / bytes;
-  Value v = arith::ConstantOp::create(b, loc, fill.getValue());
   Value lo = fill.getLo();
-  Value n = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, fill.getHi(), lo),
-                                   constant(b, loc, 0));
+  // Nothing at all for an empty range (the issuing thread's time is the
+  // producer's, between its copies).
+  Value any = arith::CmpIOp::create(outer, loc, arith::CmpIPredicate::sgt, fill.getHi(), lo);
+  auto nonEmpty = IfOp::create(outer, loc, TypeRange(), any);
+  OpBuilder b = OpBuilder::atBlockEnd(&nonEmpty.getThenRegion().emplaceBlock());
+  auto done = YieldOp::create(b, loc);
+  b.setInsertionPoint(done);
+  Value v = arith::ConstantOp::create(b, loc, fill.getValue());
+  Value n = arith::SubIOp::create(b, loc, fill.getHi(), lo);
   Value head = arith::MinSIOp::create(
       b, loc, ElemsToAlignedOp::create(b, loc, b.getIndexType(), t, ValueRange{lo}, 16), n);
   Value bodyBegin = arith::AddIOp::create(b, loc, lo, head);

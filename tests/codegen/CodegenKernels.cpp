@@ -135,6 +135,66 @@ struct SmallTiles : Generator {
   }
 };
 
+/// fillAsync(out[r], lo[r], hi[r]) on every row r (its range clamped to the
+/// row), issued where `issuer` puts it: 0 a plain kernel (thread 0); 1 a
+/// persistent kernel whose producer prefetches the bounds (its elected
+/// thread); 2 after a pipelined loop (the producer's first thread); 3 from
+/// bounds the block stored in shared memory itself, which the producer does
+/// not compute (the first compute thread). y = x beside it, through a
+/// pipelined loop's tile where the kernel has one.
+struct FillAsyncRows : Generator {
+  Param<int> issuer{"issuer", 0, 0, 3, "who issues the fill (see above)"};
+  Param<int> bytes{"bytes", 4, {1, 2, 4}, "elements: i8 (filled with 7), bf16 or f32 (-inf)"};
+  void generate(Kernel &k) override {
+    DType t = bytes == 1 ? DType::i8 : bytes == 2 ? DType::bf16 : DType::f32;
+    Value value = bytes == 1 ? constant(7, DType::i8) : negInf(t);
+    Value rows = k.size("rows"), n = k.size("n");
+    Tensor out = k.tensor("out", t, {rows, n});
+    Tensor lo = k.tensor("lo", DType::i32, {rows}), hi = k.tensor("hi", DType::i32, {rows});
+    Tensor x = k.tensor("x", DType::f32, {rows, 64}), y = k.tensor("y", DType::f32, {rows, 64});
+    k.threads(128);
+    auto fillRow = [&](Value r, Value a, Value e) {
+      Value first = clamp(a, 0, n);
+      fillAsync(out[r], first, clamp(e, first, n), value);
+    };
+    auto copyRow = [&](Value r) {
+      Shared s = k.shared(DType::f32, {1, 64});
+      copy(x, {r, 0}, s);
+      storeTile(y, {r, 0}, loadTile(s, {0, 0}, {1, 64}));
+    };
+    if (issuer == 1) {
+      k.persistent(rows, [&](Value r) {
+        Value r0 = r / 4 * 4;
+        Shared ls = k.shared(DType::i32, {4}), hs = k.shared(DType::i32, {4});
+        Shared xs = k.shared(DType::f32, {1, 64});
+        copy(lo, {r0}, ls);
+        copy(hi, {r0}, hs);
+        copy(x, {r, 0}, xs);
+        fillRow(r, ls(r - r0), hs(r - r0));
+        storeTile(y, {r, 0}, loadTile(xs, {0, 0}, {1, 64}));
+      }, {.blocksPerSM = 1, .prefetch = true});
+      return;
+    }
+    k.grid(rows);
+    Value r = k.blockId();
+    if (issuer == 0) {
+      storeTile(y, {r, 0}, loadTile(x, {r, 0}, {1, 64}));
+      fillRow(r, lo(r), hi(r));
+      return;
+    }
+    k.pipelined(0, 1, [&](Value) { copyRow(r); }, {.stages = 2, .groups = 1});
+    if (issuer == 2) {
+      fillRow(r, lo(r), hi(r));
+      return;
+    }
+    Shared bounds = k.shared(DType::i32, {2});
+    bounds(0) = lo(r);
+    bounds(1) = hi(r);
+    k.barrier();
+    fillRow(r, bounds(0), bounds(1));
+  }
+};
+
 } // namespace
 
 MINITILE_KERNEL(MinMax, "minmax", "y = min(max(x, 0), c)");
@@ -143,3 +203,4 @@ MINITILE_KERNEL(MulAdd, "mul_add", "d = a * b + c");
 MINITILE_KERNEL(ReluDot, "relu_dot", "out[r] = sum_j relu(x[r, j]) * w[j]");
 MINITILE_KERNEL(SmallTiles, "small_tiles", "y = x, z = w through small shared tiles an item ahead");
 MINITILE_KERNEL(SharedBox, "shared_box", "y = 2 * a box at row o of x's block in a shared tile");
+MINITILE_KERNEL(FillAsyncRows, "fill_async_rows", "out[r, lo[r]..hi[r]) = a constant, by fillAsync; y = x");
