@@ -42,6 +42,10 @@ int64_t elementBytes(mlir::Type type);
 
 /// Most stages a pipelined loop (and a staged shared tile) has.
 constexpr int64_t kMaxStages = 16;
+/// Bytes of the shared tile of a value tile-lower-fills keeps for the bulk
+/// copies of tile.fill_async (one per kernel and value): the most one copy
+/// moves.
+constexpr int64_t kFillSourceBytes = 2048;
 /// Bounds that hold whatever the target, so that types and ops verify (and
 /// passes never compute with absurd sizes) without knowing it: a shared tile
 /// holds at most the largest shared memory of a block on any target, a

@@ -47,6 +47,9 @@ void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across, SourceLoc l
   });
 }
 
+static_assert(kFillAsyncSharedBytes == tile::kFillSourceBytes,
+              "dsl.h states the shared memory tile-lower-fills takes");
+
 void fillAsync(const Tensor &t, Arg lo, Arg hi, Arg value, SourceLoc loc) {
   if (t.rank() != 1)
     throw Error(loc, "fillAsync() takes a rank-1 tensor; '" + t.name() + "' has rank " +

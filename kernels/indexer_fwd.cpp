@@ -27,9 +27,8 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "KV tiles in flight (rounded to a multiple of the warpgroups that "
                     "fits in shared memory)"};
   Param<int> groups{"warpgroups", 0, 0, 4,
-                    "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32, "
-                    "at most 128 columns and room for three stages, else 2; three are the "
-                    "most that keep their registers)"};
+                    "compute warpgroups, KV tiles alternating between them (0: 3 for H >= 32 "
+                    "and at most 128 columns, else 2, the most that keep their registers)"};
   Param<int> queries{"queries", 0, {0, 1, 2, 4, 8, 16, 32},
                      "BQ, queries a block takes: BQ * H (query, head) columns of each KV "
                      "tile's gemm, at most 256 (0: 128 / H)"};
@@ -56,8 +55,9 @@ template <bool Batched> struct IndexerFwd : Generator {
                                             " columns; a gemm takes at most 256");
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
     // as asked for and the target's shared memory holds beside the query tile
-    // (keeping 8 KiB for barriers, the passes' scratch and fillAsync's tile
-    // of -inf); three warpgroups by default only where three stages fit.
+    // (keeping 8 KiB for barriers and the passes' scratch). The -inf outside
+    // the windows goes out asynchronously (the producer's bulk copies) where
+    // its tile of -inf fits beside them too, else the compute threads store it.
     // (A persistent kernel holds item_buffers of each item's tiles, this
     // item's and the next ones': queries, weights and bounds, the small ones
     // 128-byte aligned.)
@@ -68,10 +68,11 @@ template <bool Batched> struct IndexerFwd : Generator {
                   queryBytes = persistent ? itemBuffers * itemBytes : int64_t(N) * D * 2;
     const int64_t budget = k.target().sharedMemoryPerBlock - 8 * 1024;
     auto fits = [&](int st) { return queryBytes + st * tileBytes <= budget; };
-    const int G = groups ? int(groups) : (H >= 32 && N <= 128 && fits(3) ? 3 : 2);
+    const int G = groups ? int(groups) : (H >= 32 && N <= 128 ? 3 : 2);
     int st = (int(stages) + G - 1) / G * G;
     while (st > G && !fits(st))
       st -= G;
+    const bool asyncFill = queryBytes + st * tileBytes + kFillAsyncSharedBytes <= budget;
     Value S = k.size("S"), T = k.size("S_kv");
     Value B = Batched ? k.size("B") : Value();
     Tensor q = Batched ? k.tensor("q", DType::bf16, {S, B, H, D})
@@ -160,8 +161,14 @@ template <bool Batched> struct IndexerFwd : Generator {
         Value end = min(start + tiles * BK, T);
         k.serial(0, BQ, [&](Value r) {
           k.if_(q0 + r < S, [&] {
-            fillAsync(out[q0 + r], 0, start, negInf());
-            fillAsync(out[q0 + r], end, T, negInf());
+            auto negInfs = [&](Value lo, Value hi) {
+              if (asyncFill)
+                fillAsync(out[q0 + r], lo, hi, negInf());
+              else
+                fill(out[q0 + r], lo, hi, negInf());
+            };
+            negInfs(constant(0, DType::index), start);
+            negInfs(end, T);
           });
         });
       }

@@ -37,7 +37,7 @@ namespace {
 
 /// Bytes of each shared tile of a fill value: what one bulk copy moves at
 /// most. Small beside a kernel's stages; a 64 KiB row takes 32 copies.
-constexpr int64_t kSourceBytes = 2048;
+constexpr int64_t kSourceBytes = kFillSourceBytes;
 
 Value constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);

@@ -341,6 +341,42 @@ TEST(DslMisuse, FillOfAMatrix) {
   });
 }
 
+TEST(DslMisuse, FillAsyncOfAValueKnownOnlyOnTheDevice) {
+  unsigned line = 0;
+  expectDslError(line, "fillAsync() of 'x' takes a constant value", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    fillAsync(x, 0, n, x(0));
+  });
+}
+
+TEST(DslMisuse, FillAsyncInsideParallel) {
+  unsigned line = 0;
+  expectDslError(line, "fillAsync() inside a parallel() loop: the block issues it once",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, n});
+                   launch(k, n);
+                   k.parallel(0, n, [&](Value r) {
+                     line = __LINE__ + 1;
+                     fillAsync(x[r], 0, n, 0.0);
+                   });
+                 });
+}
+
+TEST(DslMisuse, FillAsyncOfAMatrix) {
+  unsigned line = 0;
+  expectDslError(line, "fillAsync() takes a rank-1 tensor; 'x' has rank 2", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, n});
+    launch(k, n);
+    line = __LINE__ + 1;
+    fillAsync(x, 0, n, 0.0);
+  });
+}
+
 TEST(DslMisuse, GridFromADeviceValue) {
   unsigned line = 0;
   expectDslError(line, "the grid depends on 'tile.thread_id'", [&](Kernel &k) {

@@ -570,6 +570,10 @@ void fill(const Tensor &t, Arg lo, Arg hi, Arg value, Across across = Across::bl
 /// fill().
 void fillAsync(const Tensor &t, Arg lo, Arg hi, Arg value,
                SourceLoc loc = SourceLoc::current());
+/// The shared memory fillAsync() takes, once per kernel and value: a tile of
+/// the value that its bulk copies read (count it where a kernel sizes its
+/// tiles to what shared memory holds).
+constexpr int64_t kFillAsyncSharedBytes = 2048;
 
 /// Copies the box of `src` at `origin` with extents `box` (default: the
 /// tile's shape) into `dst`; the box's outer extents flatten onto the tile's
