@@ -59,15 +59,8 @@ void fillAsync(const Tensor &t, Arg lo, Arg hi, Arg value, SourceLoc loc) {
   // Without bulk copies the block's threads store the range themselves.
   if (!state.target->has(Feature::tma))
     return fill(t, lo, hi, value, Across::block, loc);
-  for (mlir::Operation *p = state.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp()) {
-    auto pipelined = llvm::dyn_cast<tile::PipelinedOp>(p);
-    if (llvm::isa<tile::ParallelOp>(p) || (pipelined && pipelined.getGroups() != 1))
-      throw Error(loc, std::string("fillAsync() inside a ") +
-                           (pipelined ? "pipelined() loop of " +
-                                            std::to_string(pipelined.getGroups()) + " groups"
-                                      : std::string("parallel() loop")) +
-                           ": the block issues it once, so every thread must reach it");
-  }
+  detail::requireEveryThread(state, "fillAsync()",
+                             "the block issues it once, so every thread must reach it", loc);
   mlir::Value v = detail::materialize(state, value, state.type(t.dtype()), "fillAsync()");
   if (v.getType() != state.type(t.dtype()))
     throw Error(loc, "fillAsync() of '" + t.name() + "' (" + dtypeName(t.dtype()) +

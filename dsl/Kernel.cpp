@@ -793,17 +793,7 @@ void Kernel::while_(const std::function<Value()> &cond,
 
 void Kernel::barrier(SourceLoc loc) {
   KernelState &k = checked(id_, loc);
-  // A pipelined loop of one group (a prefetching persistent loop, say) runs
-  // every iteration on every compute thread: a barrier there is fine.
-  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp()) {
-    auto pipelined = llvm::dyn_cast<tile::PipelinedOp>(p);
-    if (llvm::isa<tile::ParallelOp>(p) || (pipelined && pipelined.getGroups() != 1))
-      throw Error(loc, std::string("barrier() inside a ") +
-                           (pipelined ? "pipelined() loop of " +
-                                            std::to_string(pipelined.getGroups()) + " groups"
-                                      : std::string("parallel() loop")) +
-                           ": its threads do not all run the same iterations");
-  }
+  requireEveryThread(k, "barrier()", "its threads do not all run the same iterations", loc);
   tile::BarrierOp::create(k.b, k.loc(loc));
 }
 

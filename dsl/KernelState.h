@@ -124,6 +124,14 @@ KernelState &checked(uint64_t kernel, const SourceLoc &loc);
 KernelState &kernelFor(std::initializer_list<const Arg *> args,
                        const SourceLoc &loc);
 
+/// An Error at `loc` where the builder stands inside parallel() or a
+/// pipelined() loop of several groups, whose iterations the threads share:
+/// "`what` inside a parallel() loop: `why`". (A pipelined loop of one group,
+/// a prefetching persistent loop say, runs every iteration on every compute
+/// thread.)
+void requireEveryThread(KernelState &k, const char *what, const char *why,
+                        const SourceLoc &loc);
+
 /// The value of non-constant `a`; an Error at its line when it is empty or
 /// belongs to another kernel. `what` names the call ("if_()").
 mlir::Value valueOf(const Arg &a, const char *what);

@@ -48,6 +48,19 @@ std::string describe(mlir::Type t) {
   return s;
 }
 
+void requireEveryThread(KernelState &k, const char *what, const char *why,
+                        const SourceLoc &loc) {
+  for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp()) {
+    auto pipelined = llvm::dyn_cast<tile::PipelinedOp>(p);
+    if (llvm::isa<tile::ParallelOp>(p) || (pipelined && pipelined.getGroups() != 1))
+      throw Error(loc, std::string(what) + " inside a " +
+                           (pipelined ? "pipelined() loop of " +
+                                            std::to_string(pipelined.getGroups()) + " groups"
+                                      : std::string("parallel() loop")) +
+                           ": " + why);
+  }
+}
+
 KernelState &kernelFor(std::initializer_list<const Arg *> args,
                        const SourceLoc &loc) {
   for (const Arg *a : args) {
