@@ -10,10 +10,10 @@
 //          thread at the kernel's start, fenced for the async proxy, before
 //          the block-wide barrier of the prologue (or one of its own). Each
 //          fill becomes, on its issuing thread (thread 0 of the block, unless
-//          `single`), where its range is not empty: single stores up to the first 16-byte boundary (each
-//          under its own test, no loop), bulk
-//          copies of the tile (hopper.bulk_store, at most kSourceBytes each)
-//          for the aligned run, single stores for the rest, and a
+//          `single`) and where its range is not empty: single stores up to
+//          the first 16-byte boundary (each under its own test, no loop),
+//          bulk copies of the tile (hopper.bulk_store, at most kSourceBytes
+//          each) for the aligned run, single stores for the rest, and a
 //          hopper.bulk_commit; every thread waits for its groups' reads
 //          (hopper.bulk_wait_read) before the kernel returns. On a target
 //          without bulk copies the issuing thread stores the aligned run

@@ -29,9 +29,10 @@
 //          up, the compute warpgroups take them (setmaxnreg). A
 //          tile.fill_async goes to the producer, marked `single`: to the
 //          elected thread where it is in a pipelined loop, to the
-//          producer's first thread elsewhere; one whose range the producer
-//          cannot compute (from a fragment, a carried value, the thread id)
-//          stays on the first compute thread, with a remark.
+//          producer's first thread elsewhere; one whose range, or the
+//          tests and bounds around it, the producer cannot compute (from a
+//          fragment, a carried value, the thread id, a tensor the kernel
+//          writes) stays on the first compute thread, with a remark.
 //          Otherwise (a copy the TMA cannot serve, a block that cannot take
 //          a producer warpgroup, a target without mbarrier transactions)
 //          each pipelined loop becomes a plain tile.for whose copies
@@ -698,11 +699,41 @@ void sliceProducer(Region &region, const ProducerReads &reads) {
     op->erase();
 }
 
+/// The pointer behind a tensor (its root view's base), or null.
+Value basePointer(Value tensor) {
+  ViewOp view = rootView(tensor);
+  return view ? view.getBase() : Value();
+}
+
 /// Why the producer cannot issue `fill` -- it computes what copies need:
-/// arithmetic on kernel arguments and loop indices, global loads, reads of
-/// the tiles its copies fill -- or "".
+/// arithmetic on kernel arguments and loop indices, loads of tensors the
+/// kernel never writes, reads of the tiles its copies fill -- from its range
+/// and from the conditions and bounds of the loops and ifs around it; or "".
 std::string producerRefusal(FillAsyncOp fill) {
+  KernelOp kernel = fill->getParentOfType<KernelOp>();
+  llvm::DenseSet<Value> written;
+  kernel.walk([&](Operation *op) {
+    Value t;
+    if (auto store = llvm::dyn_cast<StoreOp>(op))
+      t = store.getTensor();
+    else if (auto store = llvm::dyn_cast<StoreTileOp>(op))
+      t = store.getDest();
+    else if (auto atomic = llvm::dyn_cast<AtomicOp>(op))
+      t = atomic.getTensor();
+    else if (auto other = llvm::dyn_cast<FillAsyncOp>(op))
+      t = other.getTensor();
+    if (Value base = t ? basePointer(t) : Value())
+      written.insert(base);
+  });
   SmallVector<Value> work(fill->getOperands());
+  for (Operation *p = fill->getParentOp(); p != kernel; p = p->getParentOp()) {
+    if (auto branch = llvm::dyn_cast<IfOp>(p))
+      work.push_back(branch.getCondition());
+    else if (llvm::isa<ForOp, PipelinedOp>(p))
+      work.append(p->operand_begin(), p->operand_end());
+    else
+      return "it is inside '" + p->getName().getStringRef().str() + "'";
+  }
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
     Value v = work.pop_back_val();
@@ -731,8 +762,12 @@ std::string producerRefusal(FillAsyncOp fill) {
       work.append({read.getRow(), read.getCol()});
       continue;
     }
-    if (!isMemoryEffectFree(def) && !llvm::isa<LoadOp>(def))
+    if (auto load = llvm::dyn_cast<LoadOp>(def)) {
+      if (written.contains(basePointer(load.getTensor())))
+        return "its range is read from a tensor the kernel writes";
+    } else if (!isMemoryEffectFree(def)) {
       return "its range depends on " + name + ", which the producer does not run";
+    }
     work.append(def->operand_begin(), def->operand_end());
   }
   return "";

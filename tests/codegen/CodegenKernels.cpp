@@ -140,10 +140,11 @@ struct SmallTiles : Generator {
 /// persistent kernel whose producer prefetches the bounds (its elected
 /// thread); 2 after a pipelined loop (the producer's first thread); 3 from
 /// bounds the block stored in shared memory itself, which the producer does
-/// not compute (the first compute thread). y = x beside it, through a
+/// not compute (the first compute thread); 4 under a test of y, which the
+/// kernel writes (the first compute thread too). y = x beside it, through a
 /// pipelined loop's tile where the kernel has one.
 struct FillAsyncRows : Generator {
-  Param<int> issuer{"issuer", 0, 0, 3, "who issues the fill (see above)"};
+  Param<int> issuer{"issuer", 0, 0, 4, "who issues the fill (see above)"};
   Param<int> bytes{"bytes", 4, {1, 2, 4}, "elements: i8 (filled with 7), bf16 or f32 (-inf)"};
   void generate(Kernel &k) override {
     DType t = bytes == 1 ? DType::i8 : bytes == 2 ? DType::bf16 : DType::f32;
@@ -185,6 +186,11 @@ struct FillAsyncRows : Generator {
     k.pipelined(0, 1, [&](Value) { copyRow(r); }, {.stages = 2, .groups = 1});
     if (issuer == 2) {
       fillRow(r, lo(r), hi(r));
+      return;
+    }
+    if (issuer == 4) {
+      // Under a test of what the kernel wrote: not the producer's to read.
+      k.if_(y(r, 0) > -1e30, [&] { fillRow(r, lo(r), hi(r)); });
       return;
     }
     Shared bounds = k.shared(DType::i32, {2});
