@@ -845,17 +845,19 @@ LogicalResult specialise(KernelOp kernel,
   const minitile::Target &target = targetOf(kernel);
   bool moveRegisters = target.has(minitile::Feature::setmaxnreg);
   OpBuilder c = OpBuilder::atBlockBegin(&compute);
-  int64_t computeRegisters = std::min<int64_t>(
-      target.maxRegistersPerThread / 8 * 8,
-      (target.registersPerSM - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
   // The block's registers at launch: each thread's share of the file (the
-  // most ptxas gives a kernel of this block size), which setmaxnreg moves.
+  // most ptxas gives a kernel of this block size), which setmaxnreg moves:
+  // the compute threads take what the producer's least leaves, the producer
+  // what is left beside them (up to kProducerMaxRegisters).
   int64_t blockThreads = threads + kProducerThreads;
   int64_t launchRegisters = std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,
                                               target.registersPerSM / blockThreads / 8 * 8);
-  int64_t producerRegisters = std::clamp<int64_t>(
-      (launchRegisters * blockThreads - computeRegisters * threads) / kProducerThreads / 8 * 8,
-      kProducerRegisters, kProducerMaxRegisters);
+  int64_t pool = launchRegisters * blockThreads;
+  int64_t computeRegisters =
+      std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,
+                        (pool - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
+  int64_t producerRegisters = std::min<int64_t>(
+      (pool - computeRegisters * threads) / kProducerThreads / 8 * 8, kProducerMaxRegisters);
   if (moveRegisters)
     SetMaxNRegOp::create(c, loc, computeRegisters, /*increase=*/true);
   Value hw = ThreadIdOp::create(c, loc, Dim::x);
