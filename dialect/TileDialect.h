@@ -75,6 +75,10 @@ inline constexpr const char *kTargetAttrName = "tile.target";
 
 /// The size of dimension `dim` of a tensor value (from its root view).
 mlir::Value viewSize(mlir::OpBuilder &b, mlir::Value tensor, unsigned dim);
+/// The thread's place in a block of extents `block`, row-major (x fastest),
+/// from tile.thread_id (only the dimensions wider than 1).
+mlir::Value linearThreadId(mlir::OpBuilder &b, mlir::Location loc,
+                           llvm::ArrayRef<int32_t> block);
 
 } // namespace minitile::tile
 

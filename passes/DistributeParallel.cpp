@@ -22,21 +22,6 @@ using namespace minitile::tile;
 
 namespace {
 
-Value linearThreadId(OpBuilder &b, Location loc, ArrayRef<int32_t> block) {
-  Value id = ThreadIdOp::create(b, loc, Dim::x);
-  int64_t extent = block[0];
-  for (auto [dim, size] : {std::pair{Dim::y, block[1]}, {Dim::z, block[2]}}) {
-    if (size == 1)
-      continue;
-    Value t = ThreadIdOp::create(b, loc, dim);
-    Value scaled = arith::MulIOp::create(
-        b, loc, t, arith::ConstantIndexOp::create(b, loc, extent));
-    id = arith::AddIOp::create(b, loc, id, scaled);
-    extent *= size;
-  }
-  return id;
-}
-
 void distribute(ParallelOp loop, KernelOp kernel) {
   OpBuilder b(loop);
   Location loc = loop.getLoc();

@@ -69,18 +69,8 @@ Value sourceTile(KernelOp kernel, TypedAttr value, BarrierOp barrier) {
   Value tile = AllocSharedOp::create(b, loc, type, 1);
 
   b.setInsertionPoint(barrier);
-  ArrayRef<int32_t> block = kernel.getBlock();
-  // The thread's place in the block, row-major (x fastest).
-  Value tid = ThreadIdOp::create(b, loc, Dim::x);
-  int64_t threads = block[0];
-  for (auto [d, extent] : {std::pair{Dim::y, block[1]}, std::pair{Dim::z, block[2]}}) {
-    if (extent == 1)
-      continue;
-    Value term = arith::MulIOp::create(b, loc, ThreadIdOp::create(b, loc, d),
-                                       constant(b, loc, threads));
-    tid = arith::AddIOp::create(b, loc, tid, term);
-    threads *= extent;
-  }
+  Value tid = linearThreadId(b, loc, kernel.getBlock());
+  int64_t threads = kernel.getNumThreads();
   Value v = arith::ConstantOp::create(b, loc, value);
   Value vec = SplatOp::create(b, loc, VectorType::get({lanes}, element), v);
   auto loop = ForOp::create(b, loc, arith::MulIOp::create(b, loc, tid, constant(b, loc, lanes)),
@@ -187,15 +177,8 @@ struct LowerFills : minitile::tile::impl::TileLowerFillsBase<LowerFills> {
           emitFill(b, fill, source);
         } else {
           Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              ThreadIdOp::create(b, loc, Dim::x),
+                                              linearThreadId(b, loc, kernel.getBlock()),
                                               constant(b, loc, 0));
-          ArrayRef<int32_t> block = kernel.getBlock();
-          for (auto [d, extent] : {std::pair{Dim::y, block[1]}, std::pair{Dim::z, block[2]}})
-            if (extent > 1)
-              first = arith::AndIOp::create(
-                  b, loc, first,
-                  arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                        ThreadIdOp::create(b, loc, d), constant(b, loc, 0)));
           auto issue = IfOp::create(b, loc, TypeRange(), first);
           OpBuilder then = OpBuilder::atBlockEnd(&issue.getThenRegion().emplaceBlock());
           emitFill(then, fill, source);
