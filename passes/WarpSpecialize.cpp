@@ -705,12 +705,8 @@ Value basePointer(Value tensor) {
   return view ? view.getBase() : Value();
 }
 
-/// Why the producer cannot issue `fill` -- it computes what copies need:
-/// arithmetic on kernel arguments and loop indices, loads of tensors the
-/// kernel never writes, reads of the tiles its copies fill -- from its range
-/// and from the conditions and bounds of the loops and ifs around it; or "".
-std::string producerRefusal(FillAsyncOp fill) {
-  KernelOp kernel = fill->getParentOfType<KernelOp>();
+/// The pointers behind every tensor `kernel` writes.
+llvm::DenseSet<Value> writtenPointers(KernelOp kernel) {
   llvm::DenseSet<Value> written;
   kernel.walk([&](Operation *op) {
     Value t;
@@ -725,6 +721,16 @@ std::string producerRefusal(FillAsyncOp fill) {
     if (Value base = t ? basePointer(t) : Value())
       written.insert(base);
   });
+  return written;
+}
+
+/// Why the producer cannot issue `fill` -- it computes what copies need:
+/// arithmetic on kernel arguments and loop indices, loads of tensors the
+/// kernel never writes (`written`: writtenPointers), reads of the tiles its
+/// copies fill -- from its range and from the conditions and bounds of the
+/// loops and ifs around it; or "".
+std::string producerRefusal(FillAsyncOp fill, const llvm::DenseSet<Value> &written) {
+  KernelOp kernel = fill->getParentOfType<KernelOp>();
   SmallVector<Value> work(fill->getOperands());
   for (Operation *p = fill->getParentOp(); p != kernel; p = p->getParentOp()) {
     if (auto branch = llvm::dyn_cast<IfOp>(p))
@@ -793,7 +799,9 @@ LogicalResult specialise(KernelOp kernel,
 
   // Which fills the producer can issue (asked before the tiles move).
   SmallVector<std::pair<FillAsyncOp, std::string>> fills;
-  kernel.walk([&](FillAsyncOp fill) { fills.emplace_back(fill, producerRefusal(fill)); });
+  llvm::DenseSet<Value> written = writtenPointers(kernel);
+  kernel.walk(
+      [&](FillAsyncOp fill) { fills.emplace_back(fill, producerRefusal(fill, written)); });
 
   // Shared tiles live at the kernel's entry; a pipelined body's, per stage.
   SmallVector<Operation *> allocs;
