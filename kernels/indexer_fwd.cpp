@@ -44,7 +44,9 @@ template <bool Batched> struct IndexerFwd : Generator {
   Param<int> itemBuffers{"item_buffers", 2, 2, 3,
                          "persistent: buffers of each item's query tile, weights and bounds; "
                          "with 3 the producer fetches the next item's before this one's KV "
-                         "tiles (more shared memory; not faster on the H200, docs/PERF.md)"};
+                         "tiles, which takes the -inf fill off the path between items (more "
+                         "shared memory; the H200 tune table's pick at S=4096, 65536 and "
+                         "ratio 1, docs/PERF.md)"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
