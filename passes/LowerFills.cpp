@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/TmaCopies.h"
 
 #include "llvm/ADT/MapVector.h"
 
@@ -46,11 +47,10 @@ Value constant(OpBuilder &b, Location loc, int64_t v) {
 /// The kernel's block-wide barrier after its prologue (made here when there
 /// is none): the source tiles are written just before it.
 BarrierOp startBarrier(KernelOp kernel) {
+  if (IfOp prologue = barrierPrologue(kernel))
+    if (auto barrier = llvm::dyn_cast_or_null<BarrierOp>(prologue->getNextNode()))
+      return barrier;
   Block &entry = kernel.getBody().front();
-  for (auto prologue : entry.getOps<IfOp>())
-    if (prologue->hasAttr("tile.barrier_init"))
-      if (auto barrier = llvm::dyn_cast_or_null<BarrierOp>(prologue->getNextNode()))
-        return barrier;
   Block::iterator at = entry.begin();
   while (llvm::isa<AllocSharedOp, AllocLocalOp>(*at))
     ++at;

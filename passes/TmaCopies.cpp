@@ -304,6 +304,13 @@ void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
   }
 }
 
+IfOp barrierPrologue(KernelOp kernel) {
+  for (auto op : kernel.getBody().front().getOps<IfOp>())
+    if (op->hasAttr("tile.barrier_init"))
+      return op;
+  return IfOp();
+}
+
 Value allocateBarriers(KernelOp kernel, int64_t count, int64_t arrivals, Location loc) {
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
@@ -312,10 +319,7 @@ Value allocateBarriers(KernelOp kernel, int64_t count, int64_t arrivals, Locatio
 
   // The prologue: thread 0 initialises every barrier, then the whole block
   // meets once before any of them is used.
-  IfOp prologue;
-  for (auto op : entry.getOps<IfOp>())
-    if (op->hasAttr("tile.barrier_init"))
-      prologue = op;
+  IfOp prologue = barrierPrologue(kernel);
   if (!prologue) {
     b.setInsertionPointAfter(tile.getDefiningOp());
     Value tid = ThreadIdOp::create(b, loc, Dim::x);

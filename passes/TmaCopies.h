@@ -43,6 +43,10 @@ TmaCopy planTmaCopy(CopyOp copy);
 void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, const TmaCopy &plan,
                   mlir::Value dest, mlir::Value barrier);
 
+/// The kernel's mbarrier-initialising prologue (an if on thread 0 at its
+/// entry, followed by a block-wide tile.barrier), or null where it has none.
+IfOp barrierPrologue(KernelOp kernel);
+
 /// A shared i64 tile holding `count` mbarriers, initialised once at the start
 /// of the kernel (before any thread uses them) to expect `arrivals` each.
 mlir::Value allocateBarriers(KernelOp kernel, int64_t count, int64_t arrivals,
