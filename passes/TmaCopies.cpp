@@ -224,23 +224,15 @@ bool tmaEligible(CopyOp copy, std::string &why) {
   return true;
 }
 
-TmaCopy planTmaCopy(CopyOp copy) {
+/// Adds the tensor map of `root` with box `box` (the innermost dimension
+/// split in panels of `panel` elements) to the launcher of `copy`'s kernel
+/// and to the kernel's arguments; returns the kernel's argument.
+static Value addTensorMap(CopyOp copy, ViewOp root, ArrayRef<int64_t> box, int64_t panel) {
   auto kernel = copy->getParentOfType<KernelOp>();
   LaunchOp launch = launchOf(kernel);
   SharedType dest = copy.getDest().getType();
-  Type element = dest.getElementType();
-  int64_t e = elementBytes(element);
-
-  // The root view, and the dimensions tile.slice fixed.
-  auto [root, dimOf, origin] = traceToRoot(copy);
+  int64_t e = elementBytes(dest.getElementType());
   unsigned rank = root.getResult().getType().getRank();
-
-  // The box in root dimensions, the innermost split into swizzle panels.
-  SmallVector<int64_t> box(rank, 1);
-  for (auto [i, d] : llvm::enumerate(dimOf))
-    box[d] = copy.getBox()[i];
-  int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : box.back();
-
   // The launcher: the tensor map of the root view (tmaEligible has checked
   // that it can compute every value cloned here).
   IRMapping map;
@@ -272,10 +264,26 @@ TmaCopy planTmaCopy(CopyOp copy) {
                                     base, hostOffset, hostSizes, hostStrides,
                                     hb.getDenseI64ArrayAttr(boxInnerFirst),
                                     dest.getSwizzle(), tensorName);
+  return addKernelArgument(kernel, launch, desc.getType(), desc, (tensorName + "_tma").str());
+}
+
+TmaCopy planTmaCopy(CopyOp copy, Value desc) {
+  SharedType dest = copy.getDest().getType();
+  Type element = dest.getElementType();
+  int64_t e = elementBytes(element);
+
+  // The root view, and the dimensions tile.slice fixed.
+  auto [root, dimOf, origin] = traceToRoot(copy);
+  unsigned rank = root.getResult().getType().getRank();
+
+  // The box in root dimensions, the innermost split into swizzle panels.
+  SmallVector<int64_t> box(rank, 1);
+  for (auto [i, d] : llvm::enumerate(dimOf))
+    box[d] = copy.getBox()[i];
+  int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : box.back();
 
   TmaCopy plan;
-  plan.desc = addKernelArgument(kernel, launch, desc.getType(), desc,
-                                (tensorName + "_tma").str());
+  plan.desc = desc ? desc : addTensorMap(copy, root, box, panel);
   plan.panels = box.back() / panel;
   plan.panelElements = panel;
   plan.panelBytes = dest.getSwizzle() ? dest.getNumElements() / dest.getShape().back() *

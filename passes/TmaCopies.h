@@ -35,9 +35,10 @@ int64_t knownMultiple(mlir::Value v, unsigned depth = 0);
 bool tmaEligible(CopyOp copy, std::string &why);
 
 /// Plans `copy`, which must be tmaEligible, for the TMA: adds its tensor map
-/// to the launcher and the kernel's arguments, and builds the coordinates
-/// before `copy`.
-TmaCopy planTmaCopy(CopyOp copy);
+/// to the launcher and the kernel's arguments -- or uses `desc`, the kernel
+/// argument of an earlier plan of the same copy (a clone of it) -- and
+/// builds the coordinates before `copy`.
+TmaCopy planTmaCopy(CopyOp copy, mlir::Value desc = {});
 
 /// Starts the box copies of `plan` into `dest`, completing on `barrier`.
 void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, const TmaCopy &plan,

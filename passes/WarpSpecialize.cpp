@@ -7,32 +7,40 @@
 //          a producer warpgroup goes first (threads 0..127), the original
 //          threads follow as the compute threads. Each pipelined loop gets a
 //          ring of `stages` tiles with a full and an empty mbarrier per
-//          stage. One elected producer thread runs what the program computes
-//          for the copies and, for each iteration j, waits for stage
-//          j % stages to be empty, arms its full barrier with the bytes to
-//          come and starts the box copies. The compute threads run the
+//          stage. Each producer warp runs its own copy of the program,
+//          sliced to what it issues: warp w's elected thread, for each
+//          iteration j that compute group w reads (j mod groups = w; all
+//          of them on warp 0 where a loop has more groups than the
+//          producer has warps), waits for stage j % stages to be empty,
+//          arms its full barrier with the bytes to come and starts the box
+//          copies -- so no group's next tile waits behind another group's
+//          slot. The compute threads run the
 //          program (thread ids shifted past the producer) with each pipelined
 //          loop turned into a loop over their group's iterations: wait full,
 //          compute, arrive empty (unrolled by the stages each group uses
 //          where nothing is carried: each copy of the body then has a fixed
 //          stage). A pipelined loop nested in one of one group (a
-//          prefetching persistent loop) gets a ring of its own; the elected
-//          thread issues the outer iteration's copies, then the inner
-//          loop's, so the outer copies run an iteration ahead; with three
-//          or more outer stages it issues them stages - 2 outer iterations
-//          before the inner loop's (coordinates cloned with the later
-//          index), so what the outer body reads of them has landed. Where the
-//          producer's slice reads a tile its copies fill (a nested loop's
-//          bounds from prefetched window bounds), it waits for the copies to
-//          land first, as the compute threads do. The program's block barriers become
+//          prefetching persistent loop) gets a ring of its own; its copies
+//          and the fills go to warp `aux` (the first warp the nested
+//          loops leave idle, else the last), which issues the outer
+//          iteration's copies as the stages free -- with three or more
+//          outer stages stages - 2 outer iterations before it reads them
+//          (coordinates cloned with the later index). The warps issuing the
+//          nested loops run the outer body too: they wait for each outer
+//          iteration's copies, read what they need of them (a nested loop's
+//          bounds) and release the outer stage with the compute threads.
+//          Where the issuing warp's slice reads a tile its copies fill, it
+//          waits for the copies to land first, as the compute threads do.
+//          The program's block barriers become
 //          barriers of the compute threads. The producer gives registers
 //          up, the compute warpgroups take them (setmaxnreg). A
 //          tile.fill_async goes to the producer, marked `single`: to the
-//          elected thread where it is in a pipelined loop, to the
-//          producer's first thread elsewhere; one whose range, or the
-//          tests and bounds around it, the producer cannot compute (from a
-//          fragment, a carried value, the thread id, a tensor the kernel
-//          writes) stays on the first compute thread, with a remark.
+//          warps issuing the loop it is in where that loop holds no other
+//          (each for its iterations), else to `aux` (its elected thread in
+//          a pipelined loop, its first thread elsewhere); one whose range,
+//          or the tests and bounds around it, the producer cannot compute
+//          (from a fragment, a carried value, the thread id, a tensor the
+//          kernel writes) stays on the first compute thread, with a remark.
 //          Otherwise (a copy the TMA cannot serve, a block that cannot take
 //          a producer warpgroup, a target without mbarrier transactions)
 //          each pipelined loop becomes a plain tile.for whose copies
@@ -472,44 +480,27 @@ int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
   return ring.stages - 2;
 }
 
-/// The producer side, in the producer's copy of the program: one elected
-/// thread of warp 0 issues every iteration's copies. A loop nested in
-/// another pipelined loop is already on that thread (the outer loop is
-/// built after it and takes it along): it becomes a plain loop in place.
-/// Where the body reads its own tiles other than by its copies, the producer
-/// reads the iteration's stage after waiting for the copies to land (as the
-/// compute threads do), so what it computes from them (a nested loop's
-/// bounds) is what they compute.
-LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring,
-                            ProducerReads &reads) {
-  Location loc = loop.getLoc();
-  OpBuilder b(loop);
-  Operation *issuer = nullptr; // what runs on the elected thread
-  ForOp serial;
-  if (loop->getParentOfType<PipelinedOp>()) {
-    serial = ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-    issuer = serial;
-  } else {
-    Value tid = ThreadIdOp::create(b, loc, Dim::x);
-    Value warp0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
-                                        constant(b, loc, 32));
-    auto inWarp0 = IfOp::create(b, loc, TypeRange(), warp0);
-    OpBuilder w = OpBuilder::atBlockEnd(&inWarp0.getThenRegion().emplaceBlock());
-    Value one = ElectOneOp::create(w, loc, w.getI1Type());
-    auto elected = IfOp::create(w, loc, TypeRange(), one);
-    YieldOp::create(w, loc);
-    OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
-    serial = ForOp::create(e, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-    YieldOp::create(e, loc);
-    issuer = inWarp0;
-  }
+/// What one producer warp does with a pipelined loop (its share): warp w
+/// of a loop of G groups issues the copies of the iterations compute group
+/// w reads, j mod G = w (none where w >= G); a loop holding pipelined loops
+/// of its own (a prefetching persistent loop) is issued whole by one warp
+/// (`issues`), and the warps that issue its nested loops' iterations run its
+/// body too -- waiting for each iteration's copies before reading its tiles
+/// and releasing the iteration's stage after (`arrives`; its empty barriers
+/// count them).
+struct Share {
+  bool issues = false;
+  bool arrives = false;
+  int64_t group = 0; // a loop without nested loops: the group whose
+  int64_t groups = 1; // iterations this warp issues, of `groups`
+};
 
-  Block &to = serial.getBody().front();
-  to.getTerminator()->erase();
-  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
-  // The producer computes none of what the loop carries (copies do not
-  // depend on it: see analyse()); what used it is sliced away below.
+/// Replaces what `loop` carries, in the producer, by zeros: the producer
+/// computes none of it (copies do not depend on it: see analyse()); what
+/// used it is sliced away.
+void dropCarried(PipelinedOp loop) {
   OpBuilder placeholder(loop);
+  Location loc = loop.getLoc();
   for (Value carried : llvm::concat<Value>(loop.getRegionIterArgs(), loop.getResults())) {
     Type t = carried.getType();
     auto zero = arith::ConstantOp::create(
@@ -521,6 +512,55 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
             : placeholder.getZeroAttr(t));
     carried.replaceAllUsesWith(zero);
   }
+}
+
+/// The producer side, in one producer warp's copy of the program: its
+/// elected thread issues the copies of the warp's share of the loop's
+/// iterations. A loop nested in another pipelined loop is already on that
+/// thread (the outer loop is built after it and takes it along): it becomes
+/// a plain loop in place. Where the body reads its own tiles other than by
+/// its copies, the producer reads the iteration's stage after waiting for
+/// the copies to land (as the compute threads do), so what it computes from
+/// them (a nested loop's bounds) is what they compute.
+LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring,
+                            const Share &share, MutableArrayRef<Value> descs,
+                            ProducerReads &reads) {
+  Location loc = loop.getLoc();
+  dropCarried(loop);
+  if (!share.issues && !share.arrives) {
+    loop.erase();
+    return success();
+  }
+  OpBuilder b(loop);
+  Operation *issuer = nullptr; // what runs on the elected thread
+  // A warp issuing one group's iterations starts at the group's first of
+  // this run and steps over the other groups' (see buildConsumer).
+  Value lb = loop.getLowerBound(), step = loop.getStep();
+  if (share.groups > 1) {
+    Value runs = LocalLoadOp::create(b, loc, b.getIndexType(), ring.runs);
+    Value g = constant(b, loc, share.groups);
+    Value past = arith::RemUIOp::create(b, loc, runs, g);
+    Value plus = arith::AddIOp::create(b, loc, constant(b, loc, share.group), g);
+    Value first = arith::RemUIOp::create(b, loc, arith::SubIOp::create(b, loc, plus, past), g);
+    lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, first, step));
+    step = arith::MulIOp::create(b, loc, step, g);
+  }
+  ForOp serial;
+  if (loop->getParentOfType<PipelinedOp>()) {
+    serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+    issuer = serial;
+  } else {
+    Value one = ElectOneOp::create(b, loc, b.getI1Type());
+    auto elected = IfOp::create(b, loc, TypeRange(), one);
+    OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
+    serial = ForOp::create(e, loc, lb, loop.getUpperBound(), step);
+    YieldOp::create(e, loc);
+    issuer = elected;
+  }
+
+  Block &to = serial.getBody().front();
+  to.getTerminator()->erase();
+  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
   Block &from = loop.getBody().front();
   from.getTerminator()->erase();
   to.getOperations().splice(to.end(), from.getOperations());
@@ -530,17 +570,21 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   // The copies are tmaEligible: runOnOperation checked the originals, and
   // their twins read the same kernel arguments through clones of the same
   // arithmetic. Each is planned where it stands (its coordinates computed
-  // from this iteration's index).
+  // from this iteration's index); the warps issuing a copy share its tensor
+  // map (`descs`, one per copy of the body, made by the first).
   SmallVector<TmaCopy> plans;
-  for (CopyOp copy : body.copies)
-    plans.push_back(planTmaCopy(copy));
+  if (share.issues)
+    for (auto [copy, desc] : llvm::zip(body.copies, descs)) {
+      plans.push_back(planTmaCopy(copy, desc));
+      desc = plans.back().desc;
+    }
   Value iv = serial.getInductionVar();
   // What the coordinates are computed from in the body.
   llvm::SetVector<Operation *> slice;
   for (const TmaCopy &plan : plans)
     for (Value c : plan.coords)
       collectSlice(c, to, slice);
-  int64_t lookahead = issuesAhead(loop, body, ring, slice);
+  int64_t lookahead = share.issues ? issuesAhead(loop, body, ring, slice) : 0;
   OpBuilder head = OpBuilder::atBlockBegin(&to);
   Operation *wait = nullptr;
   auto [j, s, parity] = ring.position(head, loc, iv, loop);
@@ -577,7 +621,15 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     }
   };
   Operation *lastCopy = nullptr;
-  if (lookahead == 0) {
+  if (!share.issues) {
+    // Another warp issues the copies: this one waits for each iteration's
+    // to land before anything else (always: its release below must not
+    // run a phase ahead) and releases the stage at the end.
+    full = ring.barrier(head, loc, ring.full, s);
+    wait = MBarrierWaitOp::create(head, loc, full, parity);
+    OpBuilder end = OpBuilder::atBlockEnd(&to);
+    MBarrierArriveOp::create(end, loc, ring.barrier(end, loc, ring.empty, s));
+  } else if (lookahead == 0) {
     // This iteration's copies where they stand.
     full = arm(head, s, parity);
     for (auto [original, plan] : llvm::zip(body.copies, plans)) {
@@ -632,7 +684,9 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     OpBuilder at(wait);
     at.setInsertionPointAfter(wait);
     auto stage = StageOp::create(at, loc, alloc.getType(), alloc, s);
-    reads[stage] = wait;
+    // (A warp that does not issue the copies always waits: see above.)
+    if (share.issues)
+      reads[stage] = wait;
     for (OpOperand *use : uses) {
       Operation *top = to.findAncestorOpInBlock(*use->getOwner());
       if (top && top->isBeforeInBlock(wait))
@@ -660,7 +714,8 @@ void sliceProducer(Region &region, const ProducerReads &reads) {
     guards.insert(wait);
   SmallVector<Operation *> work;
   region.walk([&](Operation *op) {
-    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, SetMaxNRegOp, FillAsyncOp>(op) &&
+    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, MBarrierArriveOp, SetMaxNRegOp,
+                  FillAsyncOp>(op) &&
         !guards.contains(op))
       work.push_back(op);
   });
@@ -842,10 +897,67 @@ LogicalResult specialise(KernelOp kernel,
     NamedBarrierOp::create(at, op.getLoc(), 1, threads);
     op.erase();
   }
-  IRMapping map;
+  // Which producer warp does what (see Share): warp w issues compute group
+  // w's iterations of each loop without nested loops (all of a loop of more
+  // groups than warps: warp 0); warp `aux` -- the first warp no such loop
+  // uses, else the last -- issues the copies of loops that hold others and
+  // the fills outside loops without nested loops. Each warp runs its own
+  // copy of the program, sliced to what it does.
+  constexpr int64_t warps = kProducerThreads / 32;
+  llvm::DenseMap<Operation *, int64_t> issuingWarps; // loop without nested loops -> warps
+  int64_t leafWarps = 1;
+  bool needsAux = false;
+  for (auto &[loop, body] : bodies) {
+    if (body.nests) {
+      needsAux = true;
+      continue;
+    }
+    int64_t n = loop.getGroups() <= warps ? int64_t(loop.getGroups()) : 1;
+    issuingWarps[loop] = n;
+    leafWarps = std::max(leafWarps, n);
+  }
+  auto innermostLoop = [&](Operation *op) -> Operation * {
+    return op->getParentOfType<PipelinedOp>();
+  };
+  for (auto &[fill, why] : fills)
+    if (why.empty()) {
+      Operation *loop = innermostLoop(fill);
+      needsAux |= !loop || !issuingWarps.count(loop);
+    }
+  int64_t aux = std::min(leafWarps, warps - 1);
+  int64_t roles = needsAux ? std::max(leafWarps, aux + 1) : leafWarps;
+  // A loop holding others: the warps other than `aux` that issue
+  // iterations of loops nested in it run its body too and release its
+  // stages (asked before the loops are rebuilt).
+  llvm::DenseMap<Operation *, int64_t> nestedWarps; // loop -> warps 0.. issuing in it
+  for (auto &[loop, body] : bodies) {
+    if (!body.nests)
+      continue;
+    int64_t n = 0;
+    loop.getBody().walk([&](PipelinedOp inner) {
+      auto it = issuingWarps.find(inner);
+      if (it != issuingWarps.end())
+        n = std::max(n, it->second);
+    });
+    nestedWarps[loop] = n;
+  }
+  auto participants = [&](PipelinedOp loop) {
+    int64_t n = nestedWarps.lookup(loop);
+    return aux < n ? n - 1 : n;
+  };
+
+  SmallVector<IRMapping> maps(roles);
   OpBuilder p = OpBuilder::atBlockEnd(&producer);
-  for (Operation &op : compute.without_terminator())
-    p.clone(op, map);
+  Value warp = arith::DivUIOp::create(p, loc, tid, constant(p, loc, 32));
+  for (int64_t w = 0; w < roles; ++w) {
+    Value mine =
+        arith::CmpIOp::create(p, loc, arith::CmpIPredicate::eq, warp, constant(p, loc, w));
+    auto role = IfOp::create(p, loc, TypeRange(), mine);
+    OpBuilder r = OpBuilder::atBlockEnd(&role.getThenRegion().emplaceBlock());
+    for (Operation &op : compute.without_terminator())
+      r.clone(op, maps[w]);
+    YieldOp::create(r, loc);
+  }
   YieldOp::create(p, loc);
 
   // Compute threads: ids past the producer; more registers where the target
@@ -882,23 +994,32 @@ LogicalResult specialise(KernelOp kernel,
   if (moveRegisters)
     SetMaxNRegOp::create(pb, loc, producerRegisters, /*increase=*/false);
 
-  // A fill goes to the producer: its elected thread where it issues a
-  // pipelined loop's copies, else its first thread. The compute threads
-  // keep one whose range the producer cannot compute, on their first.
+  // A fill goes to the producer: to the warps issuing the loop it is in,
+  // for their iterations, where that loop holds no other; else to `aux`'s
+  // elected thread where it issues a pipelined loop's copies, to its first
+  // thread outside. The compute threads keep one whose range the producer
+  // cannot compute, on their first.
   for (auto &[fill, why] : fills) {
-    auto twin = llvm::cast<FillAsyncOp>(map.lookup(fill.getOperation()));
+    Operation *loop = innermostLoop(fill);
+    bool everyWarp = loop && issuingWarps.count(loop);
+    for (int64_t w = 0; w < roles; ++w) {
+      auto twin = llvm::cast<FillAsyncOp>(maps[w].lookup(fill.getOperation()));
+      if (!why.empty() || (!everyWarp && w != aux)) {
+        twin.erase();
+        continue;
+      }
+      if (!loop) {
+        OpBuilder at(twin);
+        onOneThread(twin, ThreadIdOp::create(at, loc, Dim::x), w * 32);
+      }
+      twin.setSingle(true);
+    }
     if (!why.empty()) {
       fill.emitRemark("is issued by a compute thread, not the producer warpgroup: ") << why;
-      twin.erase();
       onOneThread(fill, computeTid, 0);
       fill.setSingle(true);
       continue;
     }
-    if (!fill->getParentOfType<PipelinedOp>()) {
-      OpBuilder at(twin);
-      onOneThread(twin, ThreadIdOp::create(at, loc, Dim::x), 0);
-    }
-    twin.setSingle(true);
     fill.erase();
   }
 
@@ -910,20 +1031,35 @@ LogicalResult specialise(KernelOp kernel,
     // empty barrier (see buildConsumer).
     int64_t spare = body.accumulating.empty() ? 0 : 1;
     Ring ring{int64_t(loop.getStages()), allocateBarriers(kernel, loop.getStages(), 1, loc),
-              allocateBarriers(kernel, loop.getStages() + spare, perIteration, loc), Value()};
+              allocateBarriers(kernel, loop.getStages() + spare,
+                               perIteration + participants(loop), loc),
+              Value()};
     for (Operation *p = loop->getParentOp(); !llvm::isa<KernelOp>(p); p = p->getParentOp())
       ring.runsVary |= llvm::isa<ForOp, PipelinedOp, WhileOp>(p);
-    auto twin = llvm::cast<PipelinedOp>(map.lookup(loop.getOperation()));
-    Body twinBody;
-    for (AllocSharedOp alloc : body.allocs)
-      twinBody.allocs.push_back(alloc);
-    for (CopyOp copy : body.copies)
-      twinBody.copies.push_back(llvm::cast<CopyOp>(map.lookup(copy.getOperation())));
-    twinBody.nests = body.nests;
     Ring producerRing = ring;
     producerRing.runs = newCounter(kernel, loc);
-    if (failed(buildProducer(twin, twinBody, producerRing, reads)))
-      return failure();
+    SmallVector<Value> descs(body.copies.size());
+    for (int64_t w = 0; w < roles; ++w) {
+      auto twin = llvm::cast<PipelinedOp>(maps[w].lookup(loop.getOperation()));
+      Body twinBody;
+      for (AllocSharedOp alloc : body.allocs)
+        twinBody.allocs.push_back(alloc);
+      for (CopyOp copy : body.copies)
+        twinBody.copies.push_back(llvm::cast<CopyOp>(maps[w].lookup(copy.getOperation())));
+      twinBody.nests = body.nests;
+      Share share;
+      if (body.nests) {
+        share.issues = w == aux;
+        share.arrives = w != aux && w < nestedWarps.lookup(loop);
+      } else {
+        int64_t n = issuingWarps.lookup(loop);
+        share.issues = w < n;
+        share.group = w;
+        share.groups = n;
+      }
+      if (failed(buildProducer(twin, twinBody, producerRing, share, descs, reads)))
+        return failure();
+    }
     ring.runs = newCounter(kernel, loc);
     auto [at, made] = groups.try_emplace(perIteration, Value());
     if (made)

@@ -141,10 +141,13 @@ struct SmallTiles : Generator {
 /// thread); 2 after a pipelined loop (the producer's first thread); 3 from
 /// bounds the block stored in shared memory itself, which the producer does
 /// not compute (the first compute thread); 4 under a test of y, which the
-/// kernel writes (the first compute thread too). y = x beside it, through a
-/// pipelined loop's tile where the kernel has one.
+/// kernel writes (the first compute thread too); 5 a persistent kernel
+/// around a pipelined loop of two groups, which copies x's halves (the
+/// producer warp that issues neither group's copies, after waiting for the
+/// prefetched bounds). y = x beside it, through a pipelined loop's tile where
+/// the kernel has one.
 struct FillAsyncRows : Generator {
-  Param<int> issuer{"issuer", 0, 0, 4, "who issues the fill (see above)"};
+  Param<int> issuer{"issuer", 0, 0, 5, "who issues the fill (see above)"};
   Param<int> bytes{"bytes", 4, {1, 2, 4}, "elements: i8 (filled with 7), bf16 or f32 (-inf)"};
   void generate(Kernel &k) override {
     DType t = bytes == 1 ? DType::i8 : bytes == 2 ? DType::bf16 : DType::f32;
@@ -153,7 +156,7 @@ struct FillAsyncRows : Generator {
     Tensor out = k.tensor("out", t, {rows, n});
     Tensor lo = k.tensor("lo", DType::i32, {rows}), hi = k.tensor("hi", DType::i32, {rows});
     Tensor x = k.tensor("x", DType::f32, {rows, 64}), y = k.tensor("y", DType::f32, {rows, 64});
-    k.threads(128);
+    k.threads(issuer == 5 ? 256 : 128);
     auto fillRow = [&](Value r, Value a, Value e) {
       Value first = clamp(a, 0, n);
       fillAsync(out[r], first, clamp(e, first, n), value);
@@ -173,6 +176,21 @@ struct FillAsyncRows : Generator {
         copy(x, {r, 0}, xs);
         fillRow(r, ls(r - r0), hs(r - r0));
         storeTile(y, {r, 0}, loadTile(xs, {0, 0}, {1, 64}));
+      }, {.blocksPerSM = 1, .prefetch = true});
+      return;
+    }
+    if (issuer == 5) {
+      k.persistent(rows, [&](Value r) {
+        Value r0 = r / 4 * 4;
+        Shared ls = k.shared(DType::i32, {4}), hs = k.shared(DType::i32, {4});
+        copy(lo, {r0}, ls);
+        copy(hi, {r0}, hs);
+        fillRow(r, ls(r - r0), hs(r - r0));
+        k.pipelined(0, 2, [&](Value i) {
+          Shared half = k.shared(DType::f32, {1, 32});
+          copy(x, {r, i * 32}, half);
+          storeTile(y, {r, i * 32}, loadTile(half, {0, 0}, {1, 32}));
+        }, {.stages = 2, .groups = 2});
       }, {.blocksPerSM = 1, .prefetch = true});
       return;
     }

@@ -2,8 +2,10 @@
 //
 // fill_async_rows (tests/codegen/CodegenKernels.cpp) fills out[r, lo..hi)
 // with a constant, the fill issued by thread 0 of a plain kernel, the
-// producer's elected thread (bounds prefetched), its first thread (after a
-// pipelined loop) or the first compute thread (bounds the block stored).
+// producer's elected thread (bounds prefetched; in a persistent loop around
+// a pipelined loop of two groups, the elected thread of the warp that
+// issues neither group's copies), its first thread (after a pipelined loop)
+// or the first compute thread (bounds the block stored).
 // Rows of every length, windows empty, whole, ragged and hanging off either
 // end, rows starting off 16-byte boundaries and the tensor's base too: every
 // element inside the window holds the value, every other one its poison.
@@ -16,6 +18,7 @@
 #include "codegen_fill_async_compute.h"
 #include "codegen_fill_async_elected.h"
 #include "codegen_fill_async_i8.h"
+#include "codegen_fill_async_nested.h"
 
 #include <algorithm>
 #include <functional>
@@ -102,6 +105,8 @@ TEST(FillAsync, EveryIssuerF32) {
                     negInf);
   everyShape<float>("after", launcher<float, minitile::kernels::codegen_fill_async_after>(), negInf);
   everyShape<float>("compute", launcher<float, minitile::kernels::codegen_fill_async_compute>(),
+                    negInf);
+  everyShape<float>("nested", launcher<float, minitile::kernels::codegen_fill_async_nested>(),
                     negInf);
 }
 

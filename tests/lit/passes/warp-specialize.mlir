@@ -207,27 +207,45 @@ tile.kernel @unrolled_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index 
 // -----
 
 // A pipelined loop nested in one of one group (a prefetching persistent
-// loop): each gets a ring of its own. The single elected producer thread
-// issues an outer iteration's copy, then every copy of its inner loop, so
+// loop): each gets a ring of its own. Producer warp 0 issues the inner
+// loop's copies (compute group 0's iterations: all of them here); warp 1,
+// which no inner loop uses, issues the outer loop's, as its stages free, so
 // the next outer tile is fetched while the compute threads are still on this
-// one's inner tiles. The compute threads wait for the outer tile once an
-// outer iteration, run the inner loop on its stage, and release it after.
+// one's inner tiles. Warp 0 runs the outer loop too: it waits for each outer
+// iteration's copies and releases the outer stage with the compute threads
+// (its empty barriers count 128 + 1). The compute threads wait for the
+// outer tile once an outer iteration, run the inner loop on its stage, and
+// release it after.
 // CHECK-LABEL: tile.kernel @nested_kernel
 // CHECK-SAME: block = array<i32: 256, 1, 1>, producer_threads = 128
+// CHECK-COUNT-2: hopper.mbarrier_init {{.*}} count 129
 // CHECK: %[[OUTER:.*]] = tile.alloc_shared {stages = 2 : i64} : <64x64xbf16, swizzle = 128>
 // CHECK: %[[INNER:.*]] = tile.alloc_shared {stages = 3 : i64} : <64x64xbf16, swizzle = 128>
-// The producer: one elect, the outer loop, its copy, then the inner loop.
+// CHECK: hopper.setmaxnreg
+// CHECK: %[[WARP:.*]] = arith.divui %{{.*}}, %c32
+// Warp 0: the outer loop without its copies; the inner loop's.
+// CHECK: %[[W0:.*]] = arith.cmpi eq, %[[WARP]], %c0
+// CHECK-NEXT: tile.if %[[W0]] {
 // CHECK: hopper.elect_one
-// CHECK-NOT: hopper.elect_one
+// CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
+// CHECK: %[[OF:.*]] = hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_wait %[[OF]]
+// CHECK-NOT: hopper.tma_load
+// CHECK: tile.for %{{.*}} = %{{.*}} to %m step %c1{{.*}} {
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
+// CHECK: %[[KS:.*]] = tile.stage %[[INNER]]
+// CHECK: hopper.tma_load %{{.*}} to %[[KS]]
+// CHECK: }
+// CHECK: hopper.mbarrier_arrive
+// Warp 1: the outer loop's copies, nothing else.
+// CHECK: %[[W1:.*]] = arith.cmpi eq, %[[WARP]], %c1
+// CHECK-NEXT: tile.if %[[W1]] {
+// CHECK: hopper.elect_one
 // CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
 // CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
 // CHECK: %[[QS:.*]] = tile.stage %[[OUTER]]
 // CHECK: hopper.tma_load %{{.*}} to %[[QS]]
-// CHECK-NOT: hopper.elect_one
-// CHECK: tile.for %{{.*}} = %{{.*}} to %m step %c1 {
-// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
-// CHECK: %[[KS:.*]] = tile.stage %[[INNER]]
-// CHECK: hopper.tma_load %{{.*}} to %[[KS]]
+// CHECK-NOT: tile.for
 // The compute threads: the outer stage, waited for once an iteration.
 // CHECK: } else {
 // CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} iter_args
@@ -271,20 +289,26 @@ tile.kernel @nested_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
 // -----
 
 // The producer reads a tile its own copies fill (here the inner loop's trip
-// count, prefetched with the outer tile): it waits on the outer iteration's
-// full barrier after issuing the copies and reads that iteration's stage, as
-// the compute threads do -- not the tile before the copy has landed.
+// count, prefetched with the outer tile): warp 0, which issues the inner
+// loop's copies, waits on the outer iteration's full barrier first and reads
+// that iteration's stage, as the compute threads do -- not the tile before
+// the copy has landed. Warp 1 issues the outer copies and reads nothing.
 // CHECK-LABEL: tile.kernel @bounded_kernel
 // CHECK: %[[LIM:.*]] = tile.alloc_shared {stages = 2 : i64} : <4xi32>
 // CHECK: hopper.elect_one
 // CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
-// CHECK: hopper.mbarrier_arrive_expect_tx %[[FULL:.*]] bytes 8208
-// CHECK: hopper.tma_load
-// CHECK: hopper.tma_load
+// CHECK: %[[FULL:.*]] = hopper.mbarrier_of
 // CHECK-NEXT: hopper.mbarrier_wait %[[FULL]]
 // CHECK-NEXT: %[[L:.*]] = tile.stage %[[LIM]]
-// CHECK: tile.shared_load %[[L]]
+// CHECK-NEXT: tile.shared_load %[[L]]
 // CHECK: tile.for
+// CHECK: hopper.tma_load
+// CHECK: hopper.elect_one
+// CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8208
+// CHECK: hopper.tma_load
+// CHECK: hopper.tma_load
+// CHECK-NOT: tile.shared_load
 // CHECK: } else {
 tile.host @bounded(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n", tile.size}) {
   %c1 = arith.constant 1 : index
@@ -322,14 +346,21 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
 // -----
 
 // With three stages the outer loop's copies go out an iteration ahead of
-// the rest of its body: iteration 0's before the loop, then at the top of
-// iteration i those of iteration i + 1 (if there is one), into the stage of
-// i + 1; then the producer waits for iteration i's copies, issued an
-// iteration ago, to read the inner loop's bounds -- which are there, so the
-// inner loop's copies start at once. The coordinates are cloned with the
-// later index.
+// the rest of its body (on warp 1, which issues them): iteration 0's before
+// the loop, then at the top of iteration i those of iteration i + 1 (if
+// there is one), into the stage of i + 1. The coordinates are cloned with
+// the later index. Warp 0 waits for iteration i's copies to read the inner
+// loop's bounds.
 // CHECK-LABEL: tile.kernel @ahead_kernel
 // CHECK: %[[LIM:.*]] = tile.alloc_shared {stages = 3 : i64} : <4xi32>
+// CHECK: hopper.elect_one
+// CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
+// CHECK: %[[FULL:.*]] = hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_wait %[[FULL]]
+// CHECK-NEXT: %[[L:.*]] = tile.stage %[[LIM]]
+// CHECK-NEXT: tile.shared_load %[[L]]
+// CHECK: tile.for
+// CHECK: hopper.tma_load
 // CHECK: hopper.elect_one
 // CHECK: %[[FIRST:.*]] = arith.addi %[[LB:.*]], %{{.*}} : index
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[FIRST]], %n
@@ -348,12 +379,7 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
 // CHECK: hopper.tma_load
 // CHECK: hopper.tma_load
 // CHECK: }
-// CHECK-NEXT: %[[FULL:.*]] = hopper.mbarrier_of
-// CHECK-NEXT: hopper.mbarrier_wait %[[FULL]]
-// CHECK-NEXT: %[[L:.*]] = tile.stage %[[LIM]]
-// CHECK-NEXT: tile.shared_load %[[L]]
-// CHECK: tile.for
-// CHECK: hopper.tma_load
+// CHECK-NOT: tile.shared_load
 // CHECK: } else {
 tile.host @ahead(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n", tile.size}) {
   %c1 = arith.constant 1 : index
