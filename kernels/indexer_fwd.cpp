@@ -125,13 +125,16 @@ template <bool Batched> struct IndexerFwd : Generator {
 
       // The union of the queries' windows, clamped to [0, S_kv]; every
       // query's bounds read at once (one memory latency, not BQ in turn).
-      Value lo = T, hi = constant(0, DType::index);
+      // In 32 bits, as the bounds are (S_kv < 2^31: i32 windows index it).
+      Value T32 = cast(T, DType::i32);
+      Value lo = T32, hi = constant(0, DType::i32);
       for (int r = 0; r < BQ; ++r) {
-        Value a = clamp(first(r), 0, T), e = clamp(last(r), a, T);
+        Value a = clamp(first(r), 0, T32), e = clamp(last(r), a, T32);
         lo = select(a < e, min(lo, a), lo);
         hi = select(a < e, max(hi, e), hi);
       }
-      Value start = min(lo, hi), tiles = ceildiv(max(hi - lo, 0), BK);
+      Value start = cast(min(lo, hi), DType::index),
+            tiles = cast(ceildiv(max(hi - lo, 0), BK), DType::index);
 
       if (!bool(persistent)) {
         // The bounds' loads are in flight while the query tile comes.
