@@ -172,37 +172,60 @@ void makeSerial(PipelinedOp loop) {
 
 /// Iteration bookkeeping of one pipelined loop in one role: a per-thread
 /// count of the iterations of earlier runs, so stages and phases continue
-/// when the loop runs again.
+/// when the loop runs again. The count is kept modulo 2 * stages (an i32),
+/// which keeps every stage, parity and group derived from it, in 32-bit
+/// arithmetic.
 struct Ring {
   int64_t stages;
   Value full, empty; // shared i64 tiles of `stages` mbarriers each
-  Value runs;        // tile.local<index>: iterations of earlier runs
+  Value runs;        // tile.local<i32>: iterations of earlier runs, mod 2 * stages
   bool runsVary = false; // the loop may run again (it is inside a loop)
 
-  /// j (the iteration's number over all runs), its stage and phase parity.
+  Value loadRuns(OpBuilder &b, Location loc) const {
+    return LocalLoadOp::create(b, loc, b.getI32Type(), runs);
+  }
+
+  /// j (the iteration's number over all runs, mod 2 * stages), its stage
+  /// and phase parity.
   std::tuple<Value, Value, Value> position(OpBuilder &b, Location loc, Value iv,
                                            PipelinedOp loop) const {
     Value n = arith::DivSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
-    Value j = arith::AddIOp::create(b, loc, LocalLoadOp::create(b, loc, b.getIndexType(), runs), n);
+    Value past = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), loadRuns(b, loc));
+    Value j = arith::AddIOp::create(b, loc, past, n);
     Value s = arith::RemUIOp::create(b, loc, j, constant(b, loc, stages));
     Value round = arith::DivUIOp::create(b, loc, j, constant(b, loc, stages));
     Value parity = arith::AndIOp::create(b, loc, round, constant(b, loc, 1));
     return {j, s, parity};
   }
 
-  /// The stage and phase parity (i32) of iteration n of this run (an index):
-  /// where a loop that carries them starts.
+  /// The stage and phase parity (i32) of iteration n of this run (an index,
+  /// below 2^31): where a loop that carries them starts.
   std::pair<Value, Value> cursor(OpBuilder &b, Location loc, Value n) const {
     Type i32 = b.getI32Type();
-    Value j = arith::IndexCastOp::create(
-        b, loc, i32,
-        arith::AddIOp::create(b, loc, LocalLoadOp::create(b, loc, b.getIndexType(), runs), n));
+    Value j = arith::AddIOp::create(b, loc, loadRuns(b, loc),
+                                    arith::IndexCastOp::create(b, loc, i32, n));
     Value count = arith::ConstantIntOp::create(b, loc, i32, stages);
     Value s = arith::RemUIOp::create(b, loc, j, count);
     Value parity = arith::AndIOp::create(b, loc, arith::DivUIOp::create(b, loc, j, count),
                                          arith::ConstantIntOp::create(b, loc, i32, 1));
     return {s, parity};
+  }
+
+  /// The first iteration of this run that group `group` (an index) of
+  /// `groups` takes, (group - runs) mod groups, as an index: iteration j
+  /// over all runs goes to group j mod groups.
+  Value firstOfGroup(OpBuilder &b, Location loc, Value group, int64_t groups) const {
+    Type i32 = b.getI32Type();
+    // (One statement an op: the order of the IR does not hang on the order
+    // in which a compiler evaluates arguments.)
+    Value g = arith::ConstantIntOp::create(b, loc, i32, groups);
+    Value past = arith::RemUIOp::create(b, loc, loadRuns(b, loc), g);
+    Value group32 = arith::IndexCastOp::create(b, loc, i32, group);
+    Value plus = arith::AddIOp::create(b, loc, group32, g);
+    Value diff = arith::SubIOp::create(b, loc, plus, past);
+    Value first = arith::RemUIOp::create(b, loc, diff, g);
+    return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), first);
   }
 
   /// The cursor `by` iterations (at most `stages`) after (s, parity).
@@ -222,21 +245,26 @@ struct Ring {
     return MBarrierOfOp::create(b, loc, MBarrierType::get(b.getContext()), tile, s);
   }
 
-  /// After a run of the loop: runs += its trip count.
+  /// After a run of the loop: runs += its trip count (below 2^31), mod
+  /// 2 * stages.
   void advance(OpBuilder &b, Location loc, PipelinedOp loop) const {
+    Type i32 = b.getI32Type();
     Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
     Value trips = arith::CeilDivSIOp::create(b, loc, span, loop.getStep());
     trips = arith::MaxSIOp::create(b, loc, trips, constant(b, loc, 0));
-    Value before = LocalLoadOp::create(b, loc, b.getIndexType(), runs);
-    LocalStoreOp::create(b, loc, arith::AddIOp::create(b, loc, before, trips), runs);
+    Value trips32 = arith::IndexCastOp::create(b, loc, i32, trips);
+    Value sum = arith::AddIOp::create(b, loc, loadRuns(b, loc), trips32);
+    Value wrapped = arith::RemUIOp::create(
+        b, loc, sum, arith::ConstantIntOp::create(b, loc, i32, 2 * stages));
+    LocalStoreOp::create(b, loc, wrapped, runs);
   }
 };
 
 Value newCounter(KernelOp kernel, Location loc) {
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
-  Value local = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), b.getIndexType()));
-  LocalStoreOp::create(b, loc, constant(b, loc, 0), local);
+  Value local = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), b.getI32Type()));
+  LocalStoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0), local);
   return local;
 }
 
@@ -357,16 +385,8 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   // groups). This run's first iteration for the group is then
   // (group - runs) mod groups.
   int64_t groupCount = loop.getGroups();
-  if (groupCount > 1 && ring.runsVary) {
-    // (One statement an op: the order of the IR does not hang on the order
-    // in which a compiler evaluates arguments.)
-    Value runs = LocalLoadOp::create(b, loc, b.getIndexType(), ring.runs);
-    Value g = constant(b, loc, groupCount);
-    Value past = arith::RemUIOp::create(b, loc, runs, g);
-    Value plus = arith::AddIOp::create(b, loc, group, g);
-    Value diff = arith::SubIOp::create(b, loc, plus, past);
-    group = arith::RemUIOp::create(b, loc, diff, g);
-  }
+  if (groupCount > 1 && ring.runsVary)
+    group = ring.firstOfGroup(b, loc, group, groupCount);
   Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
                                    arith::MulIOp::create(b, loc, group, loop.getStep()));
   Value step = arith::MulIOp::create(b, loc, loop.getStep(),
@@ -537,13 +557,9 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   // this run and steps over the other groups' (see buildConsumer).
   Value lb = loop.getLowerBound(), step = loop.getStep();
   if (share.groups > 1) {
-    Value runs = LocalLoadOp::create(b, loc, b.getIndexType(), ring.runs);
-    Value g = constant(b, loc, share.groups);
-    Value past = arith::RemUIOp::create(b, loc, runs, g);
-    Value plus = arith::AddIOp::create(b, loc, constant(b, loc, share.group), g);
-    Value first = arith::RemUIOp::create(b, loc, arith::SubIOp::create(b, loc, plus, past), g);
+    Value first = ring.firstOfGroup(b, loc, constant(b, loc, share.group), share.groups);
     lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, first, step));
-    step = arith::MulIOp::create(b, loc, step, g);
+    step = arith::MulIOp::create(b, loc, step, constant(b, loc, share.groups));
   }
   ForOp serial;
   if (loop->getParentOfType<PipelinedOp>()) {

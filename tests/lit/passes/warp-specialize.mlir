@@ -422,16 +422,19 @@ tile.kernel @ahead_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.p
 // group (an mbarrier's parity tells only two phases apart; a persistent
 // indexer with stages = groups hung when the groups took turns afresh each
 // run). The group's first iteration of a run is (group + 2 - runs mod 2)
-// mod 2.
+// mod 2, in 32 bits (runs, the iterations of earlier runs, is kept mod
+// 2 * stages).
 // CHECK-LABEL: tile.kernel @nested_groups_kernel
 // CHECK: } else {
 // CHECK: %[[GROUP:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} iter_args
-// CHECK: %[[RUNS:.*]] = tile.local_load
+// CHECK: %[[RUNS:.*]] = tile.local_load {{.*}} : <i32>
 // CHECK: %[[PAST:.*]] = arith.remui %[[RUNS]], %c2
-// CHECK-NEXT: %[[PLUS:.*]] = arith.addi %[[GROUP]], %c2
+// CHECK-NEXT: %[[G32:.*]] = arith.index_cast %[[GROUP]] : index to i32
+// CHECK-NEXT: %[[PLUS:.*]] = arith.addi %[[G32]], %c2
 // CHECK-NEXT: %[[DIFF:.*]] = arith.subi %[[PLUS]], %[[PAST]]
-// CHECK-NEXT: %[[FIRST:.*]] = arith.remui %[[DIFF]], %c2
+// CHECK-NEXT: %[[FIRST32:.*]] = arith.remui %[[DIFF]], %c2
+// CHECK-NEXT: %[[FIRST:.*]] = arith.index_castui %[[FIRST32]] : i32 to index
 // CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[FIRST]], %c1
 // CHECK-NEXT: %[[LB:.*]] = arith.addi %{{.*}}, %[[OFF]]
 // CHECK: tile.for %{{.*}} = %[[LB]] to %m step
