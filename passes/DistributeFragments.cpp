@@ -117,10 +117,22 @@ const Registers &Distributor::read(OpBuilder &b, Location loc, Value v) {
   int group = 0;
   for (Value r : regs)
     group = std::max(group, groupOf(r));
-  if (group && llvm::none_of(waits_, [&](auto &w) {
+  if (!group || llvm::any_of(waits_, [&](auto &w) {
         return w.second >= group && precedes(w.first, b);
       }))
-    waits_.push_back({hopper::WgmmaWaitOp::create(b, loc, 0), groups_});
+    return regs;
+  // The commits of later groups that come before this point on every path:
+  // a wait for all but that many of the most recent groups completes
+  // `group` (and every group started before the oldest of them), while they
+  // run on. (Commits under an if or in an earlier iteration do not count.)
+  SmallVector<int> later;
+  for (auto &[commit, started] : commits_)
+    if (started > group && precedes(commit, b))
+      later.push_back(started);
+  llvm::sort(later);
+  int64_t pending = later.size();
+  int completes = pending ? later.front() - 1 : groups_;
+  waits_.push_back({hopper::WgmmaWaitOp::create(b, loc, pending), completes});
   return regs;
 }
 

@@ -110,6 +110,11 @@ public:
   int lastGroup() const { return groups_; }
   /// `regs` are written by wgmma group `group`, which may be in flight.
   void markInFlight(llvm::ArrayRef<mlir::Value> regs, int group);
+  /// `commit` (a wgmma commit, already in the IR) starts group `group`. A
+  /// read of an earlier group's registers where n such commits of later
+  /// groups come before it on every path waits for all but n groups, so the
+  /// later ones run on under it.
+  void noteCommit(mlir::Operation *commit, int group) { commits_.push_back({commit, group}); }
   /// `wait` (a wgmma wait for all groups, already in the IR) completes the
   /// groups started before it.
   void noteWait(mlir::Operation *wait) { waits_.push_back({wait, groups_}); }
@@ -148,6 +153,8 @@ private:
   int groups_ = 0;
   /// Every wgmma wait inserted, with the last group it completes.
   llvm::SmallVector<std::pair<mlir::Operation *, int>> waits_;
+  /// Every wgmma commit, with the group it starts.
+  llvm::SmallVector<std::pair<mlir::Operation *, int>> commits_;
   /// (block, warps) -> (lane, warp) computed at that block's start.
   std::map<std::pair<mlir::Block *, int64_t>, std::pair<mlir::Value, mlir::Value>> geometry_;
 };

@@ -5,7 +5,8 @@
 // Distribution (sm_90a): per warpgroup, one wgmma m64nNk16 per 16 of K with
 // shared-memory descriptors (the tiles' 128-byte swizzle), between a fence
 // and a commit. Nothing waits here: the result's registers are in flight
-// until the first op that reads them (Distributor::read puts the wait there),
+// until the first op that reads them (Distributor::read puts the wait there,
+// for all but the gemms started after this one on every path to the read),
 // so independent work overlaps the tensor cores; a wgmma accumulating into
 // them does not wait. With `max_pending`, a wait for all but that many
 // groups follows the commit.
@@ -104,8 +105,10 @@ public:
                                          regs, N, /*zero_acc=*/k == 0 && !gemm.getAcc());
       regs = Registers(mma.getResults().begin(), mma.getResults().end());
     }
-    hopper::WgmmaCommitOp::create(b, loc);
-    d.markInFlight(regs, d.newGroup());
+    auto commit = hopper::WgmmaCommitOp::create(b, loc);
+    int started = d.newGroup();
+    d.markInFlight(regs, started);
+    d.noteCommit(commit, started);
     if (std::optional<int64_t> pending = gemm.getMaxPending())
       hopper::WgmmaWaitOp::create(b, loc, *pending);
     d.define(gemm.getResult(), regs);

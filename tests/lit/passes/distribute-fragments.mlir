@@ -61,6 +61,54 @@ tile.kernel @f(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128
 
 // -----
 
+// A gemm's result read after a second gemm has started: the wait leaves the
+// second running (wait_group 1), then the second's read waits for it. A
+// gemm started under an if does not count (it may not have started).
+// CHECK-LABEL: tile.kernel @overlap
+// CHECK: hopper.wgmma_commit
+// CHECK-NOT: hopper.wgmma_wait
+// CHECK: hopper.wgmma_commit
+// CHECK-NEXT: hopper.wgmma_wait 1
+// CHECK: tile.store
+// CHECK: hopper.wgmma_wait 0
+// CHECK: tile.store
+// CHECK-LABEL: tile.kernel @guarded
+// CHECK: hopper.wgmma_commit
+// CHECK: tile.if
+// CHECK: hopper.wgmma_commit
+// CHECK-NEXT: hopper.wgmma_wait 0
+// CHECK-NOT: hopper.wgmma_wait 1
+// CHECK: hopper.wgmma_wait 0
+// CHECK-NOT: hopper.wgmma_wait 1
+// CHECK: tile.return
+tile.kernel @overlap(%o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %ov = tile.view %o sizes(%n) strides(%c0) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %s = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  %t = tile.gemm %b, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.store_tile %s, %ov[%c0, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  tile.store_tile %t, %ov[%c0, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  tile.return
+}
+tile.kernel @guarded(%o: !tile.ptr<f32>, %n: index, %c: i1) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %ov = tile.view %o sizes(%n) strides(%c0) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %s = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.if %c {
+    %t = tile.gemm %b, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    tile.store_tile %t, %ov[%c0, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+    tile.yield
+  }
+  tile.store_tile %s, %ov[%c0, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  tile.return
+}
+
+// -----
+
 // A sum across the warps of a [128, 4] fragment goes through shared memory,
 // between two barriers.
 // CHECK-LABEL: tile.kernel @across_warps
