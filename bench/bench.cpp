@@ -24,6 +24,11 @@
 #include "indexer_fwd_tuned.h"
 #include "indexer_fwd_pers_q4.h"
 #include "indexer_fwd_pers_b3.h"
+#include "indexer_fwd_ov.h"
+#include "indexer_fwd_pers_ov4.h"
+#include "indexer_fwd_pers_ov6.h"
+#include "indexer_fwd_pers_ov6_last.h"
+#include "indexer_fwd_pers_ov_b3.h"
 #include "indexer_fwd_pers_noclean.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
@@ -189,7 +194,14 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"persistent 3 buffers", minitile::kernels::indexer_fwd_pers_b3, false},
           // What the -inf outside the windows costs the persistent kernel
           // (its logits are not all written: timing only).
-          {"persistent clean=false", minitile::kernels::indexer_fwd_pers_noclean, false}};
+          {"persistent clean=false", minitile::kernels::indexer_fwd_pers_noclean, false},
+          // Each warpgroup's next gemm under this tile's epilogue (two
+          // accumulators: two warpgroups).
+          {"overlap wg2", minitile::kernels::indexer_fwd_ov, false},
+          {"persistent overlap s4", minitile::kernels::indexer_fwd_pers_ov4, false},
+          {"persistent overlap s6", minitile::kernels::indexer_fwd_pers_ov6, false},
+          {"pers overlap s6 last", minitile::kernels::indexer_fwd_pers_ov6_last, false},
+          {"pers overlap s6 3 buf", minitile::kernels::indexer_fwd_pers_ov_b3, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

@@ -1135,7 +1135,11 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     accumulator say) need one group. A pipelined loop may nest in one of one
     group (every compute thread runs each of its iterations): the outer
     loop's copies then run ahead by its own stages -- a persistent kernel's
-    next work item, say -- while the inner loop's ring runs on.
+    next work item, say -- while the inner loop's ring runs on. With
+    `overlap`, a group running several stages in turn starts its next
+    iteration's gemm before the code after this one's, which then runs
+    while the tensor cores work (two gemm results live at once: for bodies
+    with one gemm, and registers for both).
 
 
     ```mlir
@@ -1159,7 +1163,8 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
   }];
   let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
                        Variadic<AnyType>:$initArgs,
-                       I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups);
+                       I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups,
+                       UnitAttr:$overlap);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;

@@ -184,6 +184,8 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
   mlir::Value one = mlir::arith::ConstantIndexOp::create(k.b, k.loc(lo.loc()), 1);
   auto loop = tile::PipelinedOp::create(k.b, k.loc(lo.loc()), bounds[0], bounds[1], one,
                                         options.stages, options.groups, inits);
+  if (options.overlap)
+    loop.setOverlap(true);
   return detail::buildCarriedBody(k, loop, loop.getBody().front(), body, lo.loc(),
                                   "pipelined()", single);
 }

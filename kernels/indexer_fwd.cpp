@@ -41,6 +41,11 @@ template <bool Batched> struct IndexerFwd : Generator {
                          "first; the KV ring runs on from one to the next and the "
                          "producer fetches the next block's queries ahead"};
 
+  Param<bool> overlap{"overlap", false,
+                      "each warpgroup starts its next KV tile's gemm before this tile's "
+                      "relu, weights and head sum, which then run under it (two 64 x N "
+                      "accumulators a thread: for warpgroups=2)"};
+
   Param<int> itemBuffers{"item_buffers", 2, 2, 3,
                          "persistent: buffers of each item's query tile, weights and bounds; "
                          "with 3 the producer fetches the next item's before this one's KV "
@@ -159,7 +164,7 @@ template <bool Batched> struct IndexerFwd : Generator {
           storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
         else
           storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
-      }, {.stages = st, .groups = G});
+      }, {.stages = st, .groups = G, .overlap = overlap});
 
       // Everything outside the tiles the loop wrote.
       if (clean) {

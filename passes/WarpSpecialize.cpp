@@ -268,18 +268,182 @@ Value newCounter(KernelOp kernel, Location loc) {
   return local;
 }
 
+/// What starts copy `copy` (the ops of one copy of a pipelined body, in
+/// order) of an overlapped loop: its wait for its stage and the one gemm at
+/// the top level of the copy, with what they are computed from in the copy
+/// (pure arithmetic and the stage's tiles). False unless there is exactly
+/// one such gemm and nothing else feeds it.
+bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head) {
+  GemmOp gemm;
+  MBarrierWaitOp wait;
+  for (Operation *op : copy) {
+    if (!wait)
+      wait = llvm::dyn_cast<MBarrierWaitOp>(op);
+    if (op->walk([](GemmOp) { return WalkResult::interrupt(); }).wasInterrupted()) {
+      auto g = llvm::dyn_cast<GemmOp>(op);
+      if (!g || gemm)
+        return false;
+      gemm = g;
+    }
+  }
+  if (!gemm || !wait)
+    return false;
+  llvm::DenseSet<Operation *> inCopy(copy.begin(), copy.end());
+  llvm::SetVector<Operation *> found;
+  SmallVector<Value> work(gemm->getOperands());
+  work.append(wait->operand_begin(), wait->operand_end());
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !inCopy.contains(def) || found.contains(def))
+      continue;
+    if (!llvm::isa<StageOp>(def) && (def->getNumRegions() || !isMemoryEffectFree(def)))
+      return false;
+    found.insert(def);
+    work.append(def->operand_begin(), def->operand_end());
+  }
+  found.insert(wait);
+  found.insert(gemm);
+  // In the copy's order. What else comes before the gemm moves after it
+  // (pure arithmetic only).
+  for (Operation *op : copy) {
+    if (found.contains(op))
+      head.insert(op);
+    else if (!head.contains(gemm) && (op->getNumRegions() || !isMemoryEffectFree(op)))
+      return false;
+  }
+  return true;
+}
+
+/// One loop of buildUnrolledConsumer, built at `b`: over [lb, ub) by
+/// `step` * stages.size(), carrying one parity per copy (`parities` to
+/// start); copy c of the body runs iteration iv + c * step at stage
+/// stages[c]: waits for it to be full, reads its tiles, releases it at its
+/// end. `guarded`: copies 1.. run only where their iteration exists.
+/// `overlap` (not guarded): copy c's gemm starts before copy c - 1's code
+/// after its gemm, which then runs while the tensor cores work on it (at
+/// most two gemms' registers live); false where a copy's gemm is not one
+/// overlappableGemm allows.
+ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, OpBuilder &b,
+                        Value lb, Value ub, Value step, ArrayRef<Value> stages,
+                        ValueRange parities, bool guarded, bool &overlap) {
+  Location loc = loop.getLoc();
+  int64_t unroll = stages.size();
+  Type i32 = b.getI32Type();
+  Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
+  auto serial = ForOp::create(b, loc, lb, ub, unrolledStep, parities);
+  Block &to = serial.getBody().front();
+  // (A loop carrying values is built without a terminator: a placeholder
+  // marks the end until the flipped parities are yielded.)
+  OpBuilder end = OpBuilder::atBlockEnd(&to);
+  Operation *yield = YieldOp::create(end, loc, serial.getRegionIterArgs());
+  OpBuilder at(yield);
+  Block &from = loop.getBody().front();
+  SmallVector<SmallVector<Operation *>> copies(unroll);
+  Operation *arrive0 = nullptr;
+  for (int64_t c = 0; c < unroll; ++c) {
+    OpBuilder into = at;
+    Operation *last = yield->getPrevNode(); // before this copy's ops
+    Value iv = serial.getInductionVar();
+    if (c) {
+      iv = arith::AddIOp::create(at, loc, iv,
+                                 arith::MulIOp::create(at, loc, step, constant(at, loc, c)));
+      if (guarded) {
+        Value inRange = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, iv, ub);
+        auto guard = IfOp::create(at, loc, TypeRange(), inRange);
+        // Copy 0 releases its stage once the guards' tests are made.
+        if (c == 1) {
+          arrive0->getOperand(0).getDefiningOp()->moveBefore(guard);
+          arrive0->moveBefore(guard);
+        }
+        Block &then = guard.getThenRegion().emplaceBlock();
+        into = OpBuilder::atBlockEnd(&then);
+        YieldOp::create(into, loc);
+        into.setInsertionPoint(then.getTerminator());
+      }
+    }
+    // Wait for the stage, then the body on its tiles.
+    Value parity = arith::IndexCastUIOp::create(into, loc, into.getIndexType(),
+                                                serial.getRegionIterArgs()[c]);
+    Value full = ring.barrier(into, loc, ring.full, stages[c]);
+    MBarrierWaitOp::create(into, loc, full, parity);
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    for (AllocSharedOp alloc : body.allocs)
+      map.map(alloc.getResult(),
+              StageOp::create(into, loc, alloc.getType(), alloc, stages[c]).getResult());
+    for (Operation &op : from.without_terminator())
+      into.clone(op, map);
+    auto arrive =
+        MBarrierArriveOp::create(into, loc, ring.barrier(into, loc, ring.empty, stages[c]));
+    if (!c)
+      arrive0 = arrive;
+    if (!guarded || !c) {
+      for (Operation *op = last ? last->getNextNode() : &to.front(); op != yield;
+           op = op->getNextNode())
+        copies[c].push_back(op);
+      // Copy 0 runs unguarded; the guarded copies follow it.
+      at.setInsertionPoint(yield);
+    }
+  }
+  SmallVector<Value> flipped;
+  for (Value parity : serial.getRegionIterArgs())
+    flipped.push_back(arith::XOrIOp::create(at, loc, parity,
+                                            arith::ConstantIntOp::create(at, loc, i32, 1)));
+  YieldOp::create(at, loc, flipped);
+  yield->erase();
+  if (!overlap || guarded)
+    return serial;
+  // Copy c's wait, stage tiles and gemm move before copy c - 1's code after
+  // its gemm: g0 g1 e0 g2 e1 ... (each e reading its gemm waits for all
+  // but the one started after it).
+  SmallVector<llvm::SetVector<Operation *>> heads(unroll);
+  for (int64_t c = 0; c < unroll; ++c)
+    if (!overlapHead(copies[c], heads[c])) {
+      overlap = false;
+      return serial;
+    }
+  // Each copy as its head, then the rest.
+  for (int64_t c = 0; c < unroll; ++c) {
+    Operation *gemm = heads[c].back();
+    Operation *after = gemm;
+    for (Operation *op : copies[c]) {
+      if (op == gemm)
+        break;
+      if (!heads[c].contains(op)) {
+        op->moveAfter(after);
+        after = op;
+      }
+    }
+  }
+  for (int64_t c = 1; c < unroll; ++c) {
+    // Copy c - 1's first op after its head.
+    Operation *rest = nullptr;
+    for (Operation *op : copies[c - 1])
+      if (!heads[c - 1].contains(op)) {
+        rest = op;
+        break;
+      }
+    for (Operation *op : copies[c])
+      if (heads[c].contains(op))
+        op->moveBefore(rest);
+  }
+  return serial;
+}
+
 /// buildConsumer's loop unrolled by `unroll` = stages / groups: copy c of
 /// the body runs the group's iteration lb + (u * unroll + c) * step of
 /// unrolled iteration u, at the fixed stage of iteration group + c * groups
 /// of the run (copies past the upper bound skipped), with a parity of its
 /// own that flips each iteration. Nothing is carried and no gemm lags (the
-/// caller checked).
+/// caller checked). With `overlap` (the loop's attribute) the unrolled
+/// iterations that run every copy come first, in a loop of their own whose
+/// copies overlap their gemms with the code after them (buildUnrolledLoop);
+/// the rest (fewer than `unroll` iterations) follow as above.
 void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group,
                            Value lb, Value step, int64_t unroll) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   int64_t groups = loop.getGroups();
-  Type i32 = b.getI32Type();
   SmallVector<Value> stages, parities;
   for (int64_t c = 0; c < unroll; ++c) {
     auto [s, parity] = ring.cursor(
@@ -287,65 +451,34 @@ void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
     stages.push_back(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), s));
     parities.push_back(parity);
   }
-  Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
-  ForOp serial = moveIntoFor(loop, b, lb, loop.getUpperBound(), unrolledStep, parities);
-  Block &to = serial.getBody().front();
-  Operation *yield = to.getTerminator();
-  // Copies 1.. of the body, each under a bound check.
-  SmallVector<Operation *> original;
-  for (Operation &op : to.without_terminator())
-    original.push_back(&op);
-  SmallVector<Block *> copies{&to};
-  OpBuilder tail(yield);
-  for (int64_t c = 1; c < unroll; ++c) {
-    Value iv = arith::AddIOp::create(tail, loc, serial.getInductionVar(),
-                                     arith::MulIOp::create(tail, loc, step, constant(tail, loc, c)));
-    Value inRange =
-        arith::CmpIOp::create(tail, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
-    auto guarded = IfOp::create(tail, loc, TypeRange(), inRange);
-    Block &then = guarded.getThenRegion().emplaceBlock();
-    OpBuilder at = OpBuilder::atBlockEnd(&then);
-    IRMapping map;
-    map.map(serial.getInductionVar(), iv);
-    for (Operation *op : original)
-      at.clone(*op, map);
-    YieldOp::create(at, loc);
-    copies.push_back(&then);
-  }
-  // Each copy: wait for its stage to be full, read its stage's tiles, and
-  // release the stage when done.
-  auto parityArgs = serial.getRegionIterArgs();
-  for (int64_t c = 0; c < unroll; ++c) {
-    Block *block = copies[c];
-    OpBuilder head = OpBuilder::atBlockBegin(block);
-    Value parity = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), parityArgs[c]);
-    MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, stages[c]), parity);
-    for (AllocSharedOp alloc : body.allocs) {
-      Value stage = StageOp::create(head, loc, alloc.getType(), alloc, stages[c]);
-      alloc.getResult().replaceUsesWithIf(stage, [&](OpOperand &use) {
-        Operation *owner = use.getOwner();
-        if (owner == stage.getDefiningOp() || !serial->isProperAncestor(owner))
-          return false;
-        Block *copy = owner->getBlock();
-        while (copy != &to && !llvm::is_contained(copies, copy))
-          copy = copy->getParentOp()->getBlock();
-        if (copy != &to)
-          return copy == block;
-        // Directly in the loop: in copy 0, unless inside a later copy's if.
-        return block == &to;
-      });
+  Value ub = loop.getUpperBound();
+  bool overlap = loop.getOverlap();
+  if (overlap) {
+    // Iterations iv with iv + (unroll - 1) * step < ub run every copy.
+    Value whole = arith::SubIOp::create(
+        b, loc, ub, arith::MulIOp::create(b, loc, step, constant(b, loc, unroll - 1)));
+    ForOp main = buildUnrolledLoop(loop, body, ring, b, lb, whole, step, stages, parities,
+                                   /*guarded=*/false, overlap);
+    if (!overlap) {
+      loop.emitRemark("runs without overlapping its gemms: overlap needs one gemm at the top "
+                      "level of the body, reading only its stage's tiles and pure arithmetic");
+      Operation *span = whole.getDefiningOp()->getOperand(1).getDefiningOp();
+      main.erase();
+      whole.getDefiningOp()->erase();
+      span->erase();
+    } else {
+      b.setInsertionPointAfter(main);
+      // The first iteration the main loop left: lb + its trip count * its step.
+      Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
+      Value span = arith::SubIOp::create(b, loc, whole, lb);
+      Value trips = arith::MaxSIOp::create(
+          b, loc, arith::CeilDivSIOp::create(b, loc, span, unrolledStep), constant(b, loc, 0));
+      lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, trips, unrolledStep));
+      parities.assign(main.getResults().begin(), main.getResults().end());
     }
-    OpBuilder end = c == 0 ? OpBuilder(copies.size() > 1 ? copies[1]->getParentOp() : yield)
-                           : OpBuilder(block->getTerminator());
-    MBarrierArriveOp::create(end, loc, ring.barrier(end, loc, ring.empty, stages[c]));
   }
-  OpBuilder next(yield);
-  SmallVector<Value> flipped;
-  for (Value parity : parityArgs)
-    flipped.push_back(arith::XOrIOp::create(next, loc, parity,
-                                            arith::ConstantIntOp::create(next, loc, i32, 1)));
-  yield->insertOperands(yield->getNumOperands(), flipped);
-  b.setInsertionPointAfter(serial);
+  bool none = false;
+  buildUnrolledLoop(loop, body, ring, b, lb, ub, step, stages, parities, /*guarded=*/true, none);
   ring.advance(b, loc, loop);
   loop.erase();
 }

@@ -349,6 +349,12 @@ struct PipelinedOptions {
   /// them, each running its iterations' fragment code on its own warps.
   /// `stages` must be a multiple of it.
   int groups = 1;
+  /// Where each group runs two or more stages in turn and the body has one
+  /// gemm: the group starts its next iteration's gemm before the code after
+  /// this iteration's, which then runs while the tensor cores work. Two
+  /// gemm results are live at once: ask for it where the registers hold
+  /// both (two groups of 64 x 128 f32, say).
+  bool overlap = false;
 };
 
 /// The order in which a persistent kernel's blocks take their work items.

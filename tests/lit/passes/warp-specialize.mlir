@@ -463,3 +463,54 @@ tile.kernel @nested_groups_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: i
   }
   tile.return
 }
+
+// -----
+
+// With `overlap`, each group's unrolled iterations that run every copy go
+// first, in a loop whose copy c starts its gemm before copy c - 1's code
+// after its gemm (g0 g1 e0 e1: the tensor cores work on g1 during e0); the
+// rest (fewer than the copies) follow in the guarded loop.
+// CHECK-LABEL: tile.kernel @overlap_kernel
+// CHECK: } else {
+// CHECK: %[[WHOLE:.*]] = arith.subi %n, %{{.*}}
+// CHECK: tile.for %{{.*}} = %{{.*}} to %[[WHOLE]] step %{{.*}} iter_args
+// CHECK: hopper.mbarrier_wait
+// CHECK-NEXT: %[[S0:.*]] = tile.stage
+// CHECK-NEXT: %[[G0:.*]] = tile.gemm %[[S0]]
+// CHECK: hopper.mbarrier_wait
+// CHECK-NEXT: %[[S1:.*]] = tile.stage
+// CHECK-NEXT: %[[G1:.*]] = tile.gemm %[[S1]]
+// CHECK-NOT: tile.gemm
+// CHECK: tile.store_tile %[[G0]]
+// CHECK-NEXT: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK: tile.store_tile %[[G1]]
+// CHECK: hopper.mbarrier_arrive
+// CHECK: tile.yield
+// CHECK: tile.for
+// CHECK: tile.gemm
+// CHECK: tile.if
+// CHECK: tile.gemm
+tile.host @overlap(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @overlap_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @overlap_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %out[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    tile.store_tile %s, %o[%r, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  } {overlap}
+  tile.return
+}
+
