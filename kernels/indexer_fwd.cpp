@@ -47,11 +47,11 @@ template <bool Batched> struct IndexerFwd : Generator {
                       "accumulators a thread: for warpgroups=2)"};
 
   Param<int> itemBuffers{"item_buffers", 2, 2, 3,
-                         "persistent: buffers of each item's query tile, weights and bounds; "
-                         "with 3 the producer fetches the next item's before this one's KV "
-                         "tiles, which takes the -inf fill off the path between items (more "
-                         "shared memory; the H200 tune table's pick at S=4096, 65536 and "
-                         "ratio 1, docs/PERF.md)"};
+                         "persistent: buffers of each item's query tile, weights and bounds, "
+                         "which a producer warp of their own fetches (with the -inf fill) as "
+                         "they free; 3 keeps it two items ahead (more shared memory: 6 KV "
+                         "stages, not 9; the H200 tune table's pick at S=4096 and 16384, "
+                         "docs/PERF.md)"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
