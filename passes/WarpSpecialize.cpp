@@ -3,49 +3,48 @@
 // Expects: tile.pipelined loops whose bodies copy (tile.copy) into shared
 //          tiles they allocate; layouts assigned and tile.parallel
 //          distributed; a 1-D block of whole warpgroups.
-// Leaves:  when every such copy can use the TMA, a warp-specialised kernel:
-//          a producer warpgroup goes first (threads 0..127), the original
-//          threads follow as the compute threads. Each pipelined loop gets a
-//          ring of `stages` tiles with a full and an empty mbarrier per
-//          stage. Each producer warp runs its own copy of the program,
-//          sliced to what it issues: warp w's elected thread, for each
-//          iteration j that compute group w reads (j mod groups = w; all
-//          of them on warp 0 where a loop has more groups than the
-//          producer has warps), waits for stage j % stages to be empty,
-//          arms its full barrier with the bytes to come and starts the box
-//          copies -- so no group's next tile waits behind another group's
-//          slot. The compute threads run the
-//          program (thread ids shifted past the producer) with each pipelined
-//          loop turned into a loop over their group's iterations: wait full,
-//          compute, arrive empty (unrolled by the stages each group uses
-//          where nothing is carried: each copy of the body then has a fixed
-//          stage). A pipelined loop nested in one of one group (a
-//          prefetching persistent loop) gets a ring of its own; its copies
-//          and the fills go to warp `aux` (the first warp the nested
-//          loops leave idle, else the last), which issues the outer
-//          iteration's copies as the stages free -- with three or more
-//          outer stages stages - 2 outer iterations before it reads them
-//          (coordinates cloned with the later index). The warps issuing the
-//          nested loops run the outer body too: they wait for each outer
-//          iteration's copies, read what they need of them (a nested loop's
-//          bounds) and release the outer stage with the compute threads.
-//          Where the issuing warp's slice reads a tile its copies fill, it
-//          waits for the copies to land first, as the compute threads do.
-//          The program's block barriers become
-//          barriers of the compute threads. The producer gives registers
-//          up, the compute warpgroups take them (setmaxnreg). A
-//          tile.fill_async goes to the producer, marked `single`: to the
-//          warps issuing the loop it is in where that loop holds no other
-//          (each for its iterations), else to `aux` (its elected thread in
-//          a pipelined loop, its first thread elsewhere); one whose range,
-//          or the tests and bounds around it, the producer cannot compute
-//          (from a fragment, a carried value, the thread id, a tensor the
-//          kernel writes) stays on the first compute thread, with a remark.
-//          Otherwise (a copy the TMA cannot serve, a block that cannot take
-//          a producer warpgroup, a target without mbarrier transactions)
-//          each pipelined loop becomes a plain tile.for whose copies
-//          tile-lower-copies makes synchronous, with a remark saying why.
-//          setmaxnreg only where the target has it.
+// Leaves:  when every such copy can use the TMA, a warp-specialised kernel: a
+//          producer warpgroup goes first (threads 0..127), the original threads
+//          follow as the compute threads. Each pipelined loop gets a ring of
+//          `stages` tiles with a full and an empty mbarrier per stage. Each
+//          producer warp runs its own copy of the program, sliced to what it
+//          issues: warp w's elected thread, for each iteration j that compute
+//          group w reads (j mod groups = w; all of them on warp 0 where a loop
+//          has more groups than the producer has warps), waits for stage j %
+//          stages to be empty, arms its full barrier with the bytes to come and
+//          starts the box copies -- so no group's next tile waits behind
+//          another group's slot. The compute threads run the program (thread
+//          ids shifted past the producer) with each pipelined loop turned into
+//          a loop over their group's iterations: wait full, compute, arrive
+//          empty (unrolled by the stages each group uses where nothing is
+//          carried: each copy of the body then has a fixed stage; with the
+//          loop's `overlap`, the unrolled iterations that run every copy come
+//          first, each copy's gemm started before the previous copy's code
+//          after its gemm). A pipelined loop nested in one of one group (a
+//          prefetching persistent loop) gets a ring of its own; its copies and
+//          the fills go to warp `aux` (the first warp the nested loops leave
+//          idle, else the last), which issues the outer iteration's copies as
+//          the stages free -- with three or more outer stages stages - 2 outer
+//          iterations before it reads them (coordinates cloned with the later
+//          index). The warps issuing the nested loops run the outer body too:
+//          they wait for each outer iteration's copies, read what they need of
+//          them (a nested loop's bounds) and release the outer stage with the
+//          compute threads. Where the issuing warp's slice reads a tile its
+//          copies fill, it waits for the copies to land first, as the compute
+//          threads do. The program's block barriers become barriers of the
+//          compute threads. The producer gives registers up, the compute
+//          warpgroups take them (setmaxnreg). A tile.fill_async goes to the
+//          producer, marked `single`: to the warps issuing the loop it is in
+//          where that loop holds no other (each for its iterations), else to
+//          `aux` (its elected thread in a pipelined loop, its first thread
+//          elsewhere); one whose range, or the tests and bounds around it, the
+//          producer cannot compute (from a fragment, a carried value, the
+//          thread id, a tensor the kernel writes) stays on the first compute
+//          thread, with a remark. Otherwise (a copy the TMA cannot serve, a
+//          block that cannot take a producer warpgroup, a target without
+//          mbarrier transactions) each pipelined loop becomes a plain tile.for
+//          whose copies tile-lower-copies makes synchronous, with a remark
+//          saying why. setmaxnreg only where the target has it.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -321,8 +320,8 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
 /// end. `guarded`: copies 1.. run only where their iteration exists.
 /// `overlap` (not guarded): copy c's gemm starts before copy c - 1's code
 /// after its gemm, which then runs while the tensor cores work on it (at
-/// most two gemms' registers live); false where a copy's gemm is not one
-/// overlappableGemm allows.
+/// most two gemms' registers live); set to false where a copy does not
+/// start as overlapHead needs.
 ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, OpBuilder &b,
                         Value lb, Value ub, Value step, ArrayRef<Value> stages,
                         ValueRange parities, bool guarded, bool &overlap) {
