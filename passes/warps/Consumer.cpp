@@ -1,0 +1,352 @@
+//===- Consumer.cpp - a pipelined loop as the compute threads run it ------===//
+//
+// Each compute group runs its iterations of the loop (j mod groups = its
+// group): wait for the stage to be full, compute, release it. Where the
+// group takes two or more stages in turn and nothing is carried, unrolled
+// by that many (each copy of the body at a fixed stage); with the loop's
+// `overlap`, each copy's gemm starts before the previous copy's code after
+// its gemm. A gemm accumulating into a carried value releases its stage an
+// iteration late. See Warps.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/warps/Warps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace minitile::hopper;
+
+namespace minitile::tile::warps {
+
+namespace {
+
+/// What starts copy `copy` (the ops of one copy of a pipelined body, in
+/// order) of an overlapped loop: its wait for its stage and the one gemm at
+/// the top level of the copy, with what they are computed from in the copy
+/// (pure arithmetic and the stage's tiles). False unless there is exactly
+/// one such gemm and nothing else feeds it.
+bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head) {
+  GemmOp gemm;
+  MBarrierWaitOp wait;
+  for (Operation *op : copy) {
+    if (!wait)
+      wait = llvm::dyn_cast<MBarrierWaitOp>(op);
+    if (op->walk([](GemmOp) { return WalkResult::interrupt(); }).wasInterrupted()) {
+      auto g = llvm::dyn_cast<GemmOp>(op);
+      if (!g || gemm)
+        return false;
+      gemm = g;
+    }
+  }
+  if (!gemm || !wait)
+    return false;
+  llvm::DenseSet<Operation *> inCopy(copy.begin(), copy.end());
+  llvm::SetVector<Operation *> found;
+  SmallVector<Value> work(gemm->getOperands());
+  work.append(wait->operand_begin(), wait->operand_end());
+  while (!work.empty()) {
+    Operation *def = work.pop_back_val().getDefiningOp();
+    if (!def || !inCopy.contains(def) || found.contains(def))
+      continue;
+    if (!llvm::isa<StageOp>(def) && (def->getNumRegions() || !isMemoryEffectFree(def)))
+      return false;
+    found.insert(def);
+    work.append(def->operand_begin(), def->operand_end());
+  }
+  found.insert(wait);
+  found.insert(gemm);
+  // In the copy's order. What else comes before the gemm moves after it
+  // (pure arithmetic only).
+  for (Operation *op : copy) {
+    if (found.contains(op))
+      head.insert(op);
+    else if (!head.contains(gemm) && (op->getNumRegions() || !isMemoryEffectFree(op)))
+      return false;
+  }
+  return true;
+}
+
+/// One loop of buildUnrolledConsumer, built at `b`: over [lb, ub) by
+/// `step` * stages.size(), carrying one parity per copy (`parities` to
+/// start); copy c of the body runs iteration iv + c * step at stage
+/// stages[c]: waits for it to be full, reads its tiles, releases it at its
+/// end. `guarded`: copies 1.. run only where their iteration exists.
+/// `overlap` (not guarded): copy c's gemm starts before copy c - 1's code
+/// after its gemm, which then runs while the tensor cores work on it (at
+/// most two gemms' registers live); set to false where a copy does not
+/// start as overlapHead needs.
+ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, OpBuilder &b,
+                        Value lb, Value ub, Value step, ArrayRef<Value> stages,
+                        ValueRange parities, bool guarded, bool &overlap) {
+  Location loc = loop.getLoc();
+  int64_t unroll = stages.size();
+  Type i32 = b.getI32Type();
+  Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
+  auto serial = ForOp::create(b, loc, lb, ub, unrolledStep, parities);
+  Block &to = serial.getBody().front();
+  // (A loop carrying values is built without a terminator: a placeholder
+  // marks the end until the flipped parities are yielded.)
+  OpBuilder end = OpBuilder::atBlockEnd(&to);
+  Operation *yield = YieldOp::create(end, loc, serial.getRegionIterArgs());
+  OpBuilder at(yield);
+  Block &from = loop.getBody().front();
+  SmallVector<SmallVector<Operation *>> copies(unroll);
+  Operation *arrive0 = nullptr;
+  for (int64_t c = 0; c < unroll; ++c) {
+    OpBuilder into = at;
+    Operation *last = yield->getPrevNode(); // before this copy's ops
+    Value iv = serial.getInductionVar();
+    if (c) {
+      iv = arith::AddIOp::create(at, loc, iv,
+                                 arith::MulIOp::create(at, loc, step, constant(at, loc, c)));
+      if (guarded) {
+        Value inRange = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, iv, ub);
+        auto guard = IfOp::create(at, loc, TypeRange(), inRange);
+        // Copy 0 releases its stage once the guards' tests are made.
+        if (c == 1) {
+          arrive0->getOperand(0).getDefiningOp()->moveBefore(guard);
+          arrive0->moveBefore(guard);
+        }
+        Block &then = guard.getThenRegion().emplaceBlock();
+        into = OpBuilder::atBlockEnd(&then);
+        YieldOp::create(into, loc);
+        into.setInsertionPoint(then.getTerminator());
+      }
+    }
+    // Wait for the stage, then the body on its tiles.
+    Value parity = arith::IndexCastUIOp::create(into, loc, into.getIndexType(),
+                                                serial.getRegionIterArgs()[c]);
+    Value full = ring.barrier(into, loc, ring.full, stages[c]);
+    MBarrierWaitOp::create(into, loc, full, parity);
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    for (AllocSharedOp alloc : body.allocs)
+      map.map(alloc.getResult(),
+              StageOp::create(into, loc, alloc.getType(), alloc, stages[c]).getResult());
+    for (Operation &op : from.without_terminator())
+      into.clone(op, map);
+    auto arrive =
+        MBarrierArriveOp::create(into, loc, ring.barrier(into, loc, ring.empty, stages[c]));
+    if (!c)
+      arrive0 = arrive;
+    if (!guarded || !c) {
+      for (Operation *op = last ? last->getNextNode() : &to.front(); op != yield;
+           op = op->getNextNode())
+        copies[c].push_back(op);
+      // Copy 0 runs unguarded; the guarded copies follow it.
+      at.setInsertionPoint(yield);
+    }
+  }
+  SmallVector<Value> flipped;
+  for (Value parity : serial.getRegionIterArgs())
+    flipped.push_back(arith::XOrIOp::create(at, loc, parity,
+                                            arith::ConstantIntOp::create(at, loc, i32, 1)));
+  YieldOp::create(at, loc, flipped);
+  yield->erase();
+  if (!overlap || guarded)
+    return serial;
+  // Copy c's wait, stage tiles and gemm move before copy c - 1's code after
+  // its gemm: g0 g1 e0 g2 e1 ... (each e reading its gemm waits for all
+  // but the one started after it).
+  SmallVector<llvm::SetVector<Operation *>> heads(unroll);
+  for (int64_t c = 0; c < unroll; ++c)
+    if (!overlapHead(copies[c], heads[c])) {
+      overlap = false;
+      return serial;
+    }
+  // Each copy as its head, then the rest.
+  for (int64_t c = 0; c < unroll; ++c) {
+    Operation *gemm = heads[c].back();
+    Operation *after = gemm;
+    for (Operation *op : copies[c]) {
+      if (op == gemm)
+        break;
+      if (!heads[c].contains(op)) {
+        op->moveAfter(after);
+        after = op;
+      }
+    }
+  }
+  for (int64_t c = 1; c < unroll; ++c) {
+    // Copy c - 1's first op after its head.
+    Operation *rest = nullptr;
+    for (Operation *op : copies[c - 1])
+      if (!heads[c - 1].contains(op)) {
+        rest = op;
+        break;
+      }
+    for (Operation *op : copies[c])
+      if (heads[c].contains(op))
+        op->moveBefore(rest);
+  }
+  return serial;
+}
+
+/// buildConsumer's loop unrolled by `unroll` = stages / groups: copy c of
+/// the body runs the group's iteration lb + (u * unroll + c) * step of
+/// unrolled iteration u, at the fixed stage of iteration group + c * groups
+/// of the run (copies past the upper bound skipped), with a parity of its
+/// own that flips each iteration. Nothing is carried and no gemm lags (the
+/// caller checked). With `overlap` (the loop's attribute) the unrolled
+/// iterations that run every copy come first, in a loop of their own whose
+/// copies overlap their gemms with the code after them (buildUnrolledLoop);
+/// the rest (fewer than `unroll` iterations) follow as above.
+void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group,
+                           Value lb, Value step, int64_t unroll) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  int64_t groups = loop.getGroups();
+  SmallVector<Value> stages, parities;
+  for (int64_t c = 0; c < unroll; ++c) {
+    auto [s, parity] = ring.cursor(
+        b, loc, arith::AddIOp::create(b, loc, group, constant(b, loc, c * groups)));
+    stages.push_back(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), s));
+    parities.push_back(parity);
+  }
+  Value ub = loop.getUpperBound();
+  bool overlap = loop.getOverlap();
+  if (overlap) {
+    // Iterations iv with iv + (unroll - 1) * step < ub run every copy.
+    Value whole = arith::SubIOp::create(
+        b, loc, ub, arith::MulIOp::create(b, loc, step, constant(b, loc, unroll - 1)));
+    ForOp main = buildUnrolledLoop(loop, body, ring, b, lb, whole, step, stages, parities,
+                                   /*guarded=*/false, overlap);
+    if (!overlap) {
+      loop.emitRemark("runs without overlapping its gemms: overlap needs one gemm at the top "
+                      "level of the body, reading only its stage's tiles and pure arithmetic");
+      Operation *span = whole.getDefiningOp()->getOperand(1).getDefiningOp();
+      main.erase();
+      whole.getDefiningOp()->erase();
+      span->erase();
+    } else {
+      b.setInsertionPointAfter(main);
+      // The first iteration the main loop left: lb + its trip count * its step.
+      Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
+      Value span = arith::SubIOp::create(b, loc, whole, lb);
+      Value trips = arith::MaxSIOp::create(
+          b, loc, arith::CeilDivSIOp::create(b, loc, span, unrolledStep), constant(b, loc, 0));
+      lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, trips, unrolledStep));
+      parities.assign(main.getResults().begin(), main.getResults().end());
+    }
+  }
+  bool none = false;
+  buildUnrolledLoop(loop, body, ring, b, lb, ub, step, stages, parities, /*guarded=*/true, none);
+  ring.advance(b, loc, loop);
+  loop.erase();
+}
+
+} // namespace
+
+/// The group index of the compute thread `computeTid` among groups of
+/// `threadsPerGroup`, made warp-uniform by a broadcast from lane 0 so that
+/// what derives from it (stages, shared addresses, wgmma descriptors) can
+/// live in uniform registers. Made once per group size, at the top of the
+/// compute threads' code after setmaxnreg (ptxas spills what is live
+/// across setmaxnreg), not at each loop.
+Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPerGroup) {
+  return arith::IndexCastOp::create(
+      b, loc, b.getIndexType(),
+      ShuffleIdxOp::create(
+          b, loc, b.getI32Type(),
+          arith::IndexCastOp::create(
+              b, loc, b.getI32Type(),
+              arith::DivUIOp::create(b, loc, computeTid, constant(b, loc, threadsPerGroup))),
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
+}
+
+/// The consumer side: a loop over the group's iterations (`group`: this
+/// thread's, from groupIndex). A stage is released when its iteration's
+/// computation is done -- one iteration later where a gemm accumulates into
+/// a carried value (it runs on while the next iteration starts; at most one
+/// is left pending).
+void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  // Iteration j over all runs goes to group j mod groups, so that a stage
+  // (j mod stages, stages a multiple of groups) is always read by the same
+  // group, in order: an mbarrier's parity tells only its last two phases
+  // apart, and a group that waited on a stage another group has yet to
+  // release could pass a phase early -- or wait for one that has gone by (a
+  // loop that runs again, a persistent kernel's KV loop per item, hung with
+  // stages = groups when a run's trip count was not a multiple of the
+  // groups). This run's first iteration for the group is then
+  // (group - runs) mod groups.
+  int64_t groupCount = loop.getGroups();
+  if (groupCount > 1 && ring.runsVary)
+    group = ring.firstOfGroup(b, loc, group, groupCount);
+  Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
+                                   arith::MulIOp::create(b, loc, group, loop.getStep()));
+  Value step = arith::MulIOp::create(b, loc, loop.getStep(),
+                                     constant(b, loc, loop.getGroups()));
+  bool lagged = !body.accumulating.empty();
+  for (GemmOp gemm : body.accumulating)
+    gemm.setMaxPending(1);
+  for (CopyOp copy : body.copies)
+    copy.erase();
+  // Where each group sees `unroll` > 1 stages in turn and nothing is
+  // carried, the loop is unrolled by that many: copy c of the body always
+  // takes the same stage (the group's iterations step through the ring by
+  // `groups` stages, `unroll` of them go round it once), so its stage, its
+  // barriers and its tiles' addresses are made before the loop and only the
+  // parities change, flipping every iteration.
+  // (Not a loop holding a pipelined loop: its body would be copied whole.)
+  int64_t groups = loop.getGroups(), unroll = ring.stages / groups;
+  if (ring.stages % groups || lagged || !loop.getInitArgs().empty() || body.nests)
+    unroll = 1;
+  if (unroll > 1)
+    return buildUnrolledConsumer(loop, body, ring, group, lb, step, unroll);
+  // The stage and parity travel with the loop (a few uniform instructions
+  // an iteration rather than a division).
+  auto [s0, parity0] = ring.cursor(b, loc, group);
+  SmallVector<Value> cursor{s0, parity0};
+  // Lagged: the stage the previous iteration read travels too; before the
+  // first iteration it is the spare barrier past the ring, which no one
+  // waits for. (No test of the first iteration: a branch or select on it
+  // makes LLVM peel that iteration, and the copies joining the peeled
+  // accumulator to the loop's then read registers of a wgmma still running,
+  // which makes ptxas serialise every wgmma.)
+  if (lagged)
+    cursor.push_back(arith::ConstantIntOp::create(b, loc, b.getI32Type(), ring.stages));
+  ForOp serial = moveIntoFor(loop, b, lb, loop.getUpperBound(), step, cursor);
+  Block &to = serial.getBody().front();
+  OpBuilder head = OpBuilder::atBlockBegin(&to);
+  unsigned carried = loop.getInitArgs().size();
+  Value s32 = serial.getRegionIterArgs()[carried], p32 = serial.getRegionIterArgs()[carried + 1];
+  Value s = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), s32);
+  Value parity = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), p32);
+  MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, s), parity);
+  for (AllocSharedOp alloc : body.allocs) {
+    Value stage = StageOp::create(head, loc, alloc.getType(), alloc, s);
+    alloc.getResult().replaceUsesWithIf(stage, [&](OpOperand &use) {
+      return use.getOwner() != stage.getDefiningOp() &&
+             serial->isProperAncestor(use.getOwner());
+    });
+  }
+  OpBuilder tail(to.getTerminator());
+  auto [sNext, pNext] = ring.advanceCursor(tail, loc, s32, p32, loop.getGroups());
+  to.getTerminator()->insertOperands(to.getTerminator()->getNumOperands(), {sNext, pNext});
+  if (!lagged) {
+    MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
+  } else {
+    // The previous iteration's stage, once its gemm is done (max_pending 1).
+    Value previous = arith::IndexCastUIOp::create(tail, loc, tail.getIndexType(),
+                                                  serial.getRegionIterArgs()[carried + 2]);
+    MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, previous));
+    to.getTerminator()->insertOperands(to.getTerminator()->getNumOperands(), {s32});
+  }
+  b.setInsertionPointAfter(serial);
+  if (lagged) {
+    // The last iteration's stage (the spare if none ran), once every gemm
+    // is done.
+    WgmmaWaitOp::create(b, loc, 0);
+    Value last = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
+                                              serial.getResults()[carried + 2]);
+    MBarrierArriveOp::create(b, loc, ring.barrier(b, loc, ring.empty, last));
+  }
+  ring.advance(b, loc, loop);
+  loop.erase();
+}
+
+} // namespace minitile::tile::warps

@@ -1,0 +1,411 @@
+//===- Producer.cpp - a pipelined loop as a producer warp issues it -------===//
+//
+// One copy of the program per producer warp, sliced to what the warp
+// issues: its elected thread waits for a stage to be empty, arms its full
+// barrier with the bytes to come and starts the copies of its group's
+// iterations (a loop holding others: all of them, on the `aux` warp). What
+// the compute threads alone need is sliced away. Which fills the producer
+// can issue: those whose range it computes. See Warps.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/warps/Warps.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace minitile::hopper;
+
+namespace minitile::tile::warps {
+
+namespace {
+
+/// Adds to `slice` what `v` is computed from in `block` (ops of the block
+/// itself, not nested ones), in no particular order.
+void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice) {
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != &block || !slice.insert(def))
+    return;
+  for (Value operand : def->getOperands())
+    collectSlice(operand, block, slice);
+}
+
+/// How many iterations ahead of the rest of its body the producer issues a
+/// loop's copies: 0, where they stand, unless the loop holds pipelined loops
+/// of its own and has three or more stages (a prefetching persistent loop
+/// with more item buffers): then stages - 2 ahead, so that what the body
+/// reads of them (a nested loop's bounds) has landed when the nested loop's
+/// copies start, rather than being fetched only once the previous
+/// iteration's nested copies are all out -- while the stage the compute
+/// threads are finishing stays theirs. Needs what the copies' coordinates
+/// are computed from in the body (`slice`) to be plain arithmetic on the
+/// loop's index (cloned for later iterations), in a loop that runs once.
+int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
+                    const llvm::SetVector<Operation *> &slice) {
+  if (!body.nests || ring.stages < 3 || ring.runsVary || body.copies.empty())
+    return 0;
+  for (Operation *op : slice)
+    if (op->getNumRegions() || !isMemoryEffectFree(op)) {
+      loop.emitRemark("the producer fetches each iteration's tiles when it starts it, not ")
+          << ring.stages - 2 << " ahead: a copy's place is computed by '" << op->getName()
+          << "', which cannot run ahead";
+      return 0;
+    }
+  return ring.stages - 2;
+}
+
+/// Replaces what `loop` carries, in the producer, by zeros: the producer
+/// computes none of it (copies do not depend on it: see analyse()); what
+/// used it is sliced away.
+void dropCarried(PipelinedOp loop) {
+  OpBuilder placeholder(loop);
+  Location loc = loop.getLoc();
+  for (Value carried : llvm::concat<Value>(loop.getRegionIterArgs(), loop.getResults())) {
+    Type t = carried.getType();
+    auto zero = arith::ConstantOp::create(
+        placeholder, loc,
+        llvm::isa<RankedTensorType>(t)
+            ? TypedAttr(DenseElementsAttr::get(llvm::cast<RankedTensorType>(t),
+                                               placeholder.getZeroAttr(
+                                                   llvm::cast<RankedTensorType>(t).getElementType())))
+            : placeholder.getZeroAttr(t));
+    carried.replaceAllUsesWith(zero);
+  }
+}
+
+} // namespace
+
+/// The producer side, in one producer warp's copy of the program: its
+/// elected thread issues the copies of the warp's share of the loop's
+/// iterations. A loop nested in another pipelined loop is already on that
+/// thread (the outer loop is built after it and takes it along): it becomes
+/// a plain loop in place. Where the body reads its own tiles other than by
+/// its copies, the producer reads the iteration's stage after waiting for
+/// the copies to land (as the compute threads do), so what it computes from
+/// them (a nested loop's bounds) is what they compute.
+LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring,
+                            const Share &share, MutableArrayRef<Value> descs,
+                            ProducerReads &reads) {
+  Location loc = loop.getLoc();
+  dropCarried(loop);
+  if (!share.issues && !share.arrives) {
+    loop.erase();
+    return success();
+  }
+  OpBuilder b(loop);
+  Operation *issuer = nullptr; // what runs on the elected thread
+  // A warp issuing one group's iterations starts at the group's first of
+  // this run and steps over the other groups' (see buildConsumer).
+  Value lb = loop.getLowerBound(), step = loop.getStep();
+  if (share.groups > 1) {
+    Value first = ring.firstOfGroup(b, loc, constant(b, loc, share.group), share.groups);
+    lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, first, step));
+    step = arith::MulIOp::create(b, loc, step, constant(b, loc, share.groups));
+  }
+  ForOp serial;
+  if (loop->getParentOfType<PipelinedOp>()) {
+    serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+    issuer = serial;
+  } else {
+    Value one = ElectOneOp::create(b, loc, b.getI1Type());
+    auto elected = IfOp::create(b, loc, TypeRange(), one);
+    OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
+    serial = ForOp::create(e, loc, lb, loop.getUpperBound(), step);
+    YieldOp::create(e, loc);
+    issuer = elected;
+  }
+
+  Block &to = serial.getBody().front();
+  to.getTerminator()->erase();
+  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
+  Block &from = loop.getBody().front();
+  from.getTerminator()->erase();
+  to.getOperations().splice(to.end(), from.getOperations());
+  int64_t bytes = 0;
+  for (CopyOp copy : body.copies)
+    bytes += copy.getDest().getType().getBytes();
+  // The copies are tmaEligible: runOnOperation checked the originals, and
+  // their twins read the same kernel arguments through clones of the same
+  // arithmetic. Each is planned where it stands (its coordinates computed
+  // from this iteration's index); the warps issuing a copy share its tensor
+  // map (`descs`, one per copy of the body, made by the first).
+  SmallVector<TmaCopy> plans;
+  if (share.issues)
+    for (auto [copy, desc] : llvm::zip(body.copies, descs)) {
+      plans.push_back(planTmaCopy(copy, desc));
+      desc = plans.back().desc;
+    }
+  Value iv = serial.getInductionVar();
+  // What the coordinates are computed from in the body.
+  llvm::SetVector<Operation *> slice;
+  for (const TmaCopy &plan : plans)
+    for (Value c : plan.coords)
+      collectSlice(c, to, slice);
+  int64_t lookahead = share.issues ? issuesAhead(loop, body, ring, slice) : 0;
+  OpBuilder head = OpBuilder::atBlockBegin(&to);
+  Operation *wait = nullptr;
+  auto [j, s, parity] = ring.position(head, loc, iv, loop);
+  (void)j;
+  Value full;
+  // Waits for stage `st` (of phase `ph`) to be empty and arms its full
+  // barrier with the copies' bytes; returns that barrier.
+  auto arm = [&](OpBuilder &b, Value st, Value ph) {
+    Value flipped = arith::XOrIOp::create(b, loc, ph, constant(b, loc, 1));
+    MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.empty, st), flipped);
+    Value barrier = ring.barrier(b, loc, ring.full, st);
+    MBarrierExpectTxOp::create(b, loc, barrier, bytes);
+    return barrier;
+  };
+  // Iteration `at`'s copies, issued at `b`: its stage armed, the boxes
+  // started (coordinates cloned from this iteration's with `at` for the
+  // index).
+  auto issue = [&](OpBuilder &b, Value at) {
+    auto [jAt, sAt, parityAt] = ring.position(b, loc, at, loop);
+    (void)jAt;
+    Value fullAt = arm(b, sAt, parityAt);
+    IRMapping map;
+    map.map(iv, at);
+    for (Operation &op : to)
+      if (slice.contains(&op))
+        b.clone(op, map);
+    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+      CopyOp copy = original;
+      TmaCopy moved = plan;
+      for (Value &c : moved.coords)
+        c = map.lookupOrDefault(c);
+      Value stage = StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), sAt);
+      emitTmaLoads(b, loc, moved, stage, fullAt);
+    }
+  };
+  Operation *lastCopy = nullptr;
+  if (!share.issues) {
+    // Another warp issues the copies: this one waits for each iteration's
+    // to land before anything else (always: its release below must not
+    // run a phase ahead) and releases the stage at the end.
+    full = ring.barrier(head, loc, ring.full, s);
+    wait = MBarrierWaitOp::create(head, loc, full, parity);
+    OpBuilder end = OpBuilder::atBlockEnd(&to);
+    MBarrierArriveOp::create(end, loc, ring.barrier(end, loc, ring.empty, s));
+  } else if (lookahead == 0) {
+    // This iteration's copies where they stand.
+    full = arm(head, s, parity);
+    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+      CopyOp copy = original;
+      OpBuilder at(copy);
+      Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
+      emitTmaLoads(at, loc, plan, stage, full);
+    }
+    lastCopy = body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
+  } else {
+    // The first `lookahead` iterations' copies before the loop, then at the
+    // top of iteration i those of iteration i + lookahead, each if in range.
+    auto ifInRange = [&](OpBuilder &b, Value at) {
+      Value inRange =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
+      auto guarded = IfOp::create(b, loc, TypeRange(), inRange);
+      OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+      issue(then, at);
+      YieldOp::create(then, loc);
+      return guarded;
+    };
+    OpBuilder before(serial);
+    for (int64_t k = 0; k < lookahead; ++k)
+      ifInRange(before, arith::AddIOp::create(
+                            before, loc, loop.getLowerBound(),
+                            arith::MulIOp::create(before, loc, loop.getStep(),
+                                                  constant(before, loc, k))));
+    Value ahead = arith::AddIOp::create(
+        head, loc, iv,
+        arith::MulIOp::create(head, loc, loop.getStep(), constant(head, loc, lookahead)));
+    ifInRange(head, ahead);
+    full = ring.barrier(head, loc, ring.full, s);
+    // What the body reads of its tiles is there once this iteration's full
+    // barrier completes: wait for it right away (its copies went out an
+    // iteration or more ago).
+    wait = MBarrierWaitOp::create(head, loc, full, parity);
+  }
+  // The body's other uses of its tiles read this iteration's stage, after
+  // the wait for the copies (placed after the last one).
+  for (AllocSharedOp alloc : body.allocs) {
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : alloc.getResult().getUses())
+      if (serial->isProperAncestor(use.getOwner()) &&
+          !llvm::isa<CopyOp, StageOp>(use.getOwner()))
+        uses.push_back(&use);
+    if (uses.empty() || (!lastCopy && !wait))
+      continue;
+    if (!wait) {
+      OpBuilder after(lastCopy->getBlock(), std::next(Block::iterator(lastCopy)));
+      wait = MBarrierWaitOp::create(after, loc, full, parity);
+    }
+    OpBuilder at(wait);
+    at.setInsertionPointAfter(wait);
+    auto stage = StageOp::create(at, loc, alloc.getType(), alloc, s);
+    // (A warp that does not issue the copies always waits: see above.)
+    if (share.issues)
+      reads[stage] = wait;
+    for (OpOperand *use : uses) {
+      Operation *top = to.findAncestorOpInBlock(*use->getOwner());
+      if (top && top->isBeforeInBlock(wait))
+        return use->getOwner()->emitOpError(
+            "reads a shared tile of a pipelined loop before the loop body's copy into it; "
+            "copy first, then read");
+      use->set(stage);
+    }
+  }
+  for (CopyOp copy : body.copies)
+    copy.erase();
+  OpBuilder end = OpBuilder::atBlockEnd(&to);
+  YieldOp::create(end, loc);
+  b.setInsertionPointAfter(issuer);
+  ring.advance(b, loc, loop);
+  loop.erase();
+  return success();
+}
+
+/// Keeps in `region` only what the TMA copies, fills and barrier waits need
+/// (a wait before a read of the producer's own tiles, only if the read is).
+void sliceProducer(Region &region, const ProducerReads &reads) {
+  llvm::DenseSet<Operation *> live, guards;
+  for (auto &[stage, wait] : reads)
+    guards.insert(wait);
+  SmallVector<Operation *> work;
+  region.walk([&](Operation *op) {
+    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, MBarrierArriveOp, SetMaxNRegOp,
+                  FillAsyncOp>(op) &&
+        !guards.contains(op))
+      work.push_back(op);
+  });
+  Operation *top = region.getParentOp();
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!top->isProperAncestor(op) || !live.insert(op).second)
+      continue;
+    if (auto it = reads.find(op); it != reads.end())
+      work.push_back(it->second);
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        work.push_back(def);
+    for (Operation *p = op->getParentOp(); p != top; p = p->getParentOp())
+      work.push_back(p);
+    for (Region &r : op->getRegions())
+      for (Block &block : r)
+        work.push_back(block.getTerminator());
+    if (auto load = llvm::dyn_cast<LocalLoadOp>(op))
+      for (Operation *user : load.getLocal().getUsers())
+        if (llvm::isa<LocalStoreOp>(user))
+          work.push_back(user);
+  }
+  SmallVector<Operation *> dead;
+  region.walk([&](Operation *op) {
+    if (!live.contains(op) && !op->hasTrait<OpTrait::IsTerminator>() &&
+        (op->getParentOp() == top || live.contains(op->getParentOp())))
+      dead.push_back(op);
+  });
+  // A dead op may still be used by another one (the placeholder of a
+  // carried value before the loop, by a gemm inside it): drop every dead
+  // op's operands before erasing any.
+  for (Operation *op : dead)
+    op->dropAllReferences();
+  for (Operation *op : llvm::reverse(dead))
+    op->erase();
+}
+
+namespace {
+
+/// The pointer behind a tensor (its root view's base), or null.
+Value basePointer(Value tensor) {
+  ViewOp view = rootView(tensor);
+  return view ? view.getBase() : Value();
+}
+
+} // namespace
+
+/// The pointers behind every tensor `kernel` writes.
+llvm::DenseSet<Value> writtenPointers(KernelOp kernel) {
+  llvm::DenseSet<Value> written;
+  kernel.walk([&](Operation *op) {
+    Value t;
+    if (auto store = llvm::dyn_cast<StoreOp>(op))
+      t = store.getTensor();
+    else if (auto store = llvm::dyn_cast<StoreTileOp>(op))
+      t = store.getDest();
+    else if (auto atomic = llvm::dyn_cast<AtomicOp>(op))
+      t = atomic.getTensor();
+    else if (auto other = llvm::dyn_cast<FillAsyncOp>(op))
+      t = other.getTensor();
+    if (Value base = t ? basePointer(t) : Value())
+      written.insert(base);
+  });
+  return written;
+}
+
+/// Why the producer cannot issue `fill` -- it computes what copies need:
+/// arithmetic on kernel arguments and loop indices, loads of tensors the
+/// kernel never writes (`written`: writtenPointers), reads of the tiles its
+/// copies fill -- from its range and from the conditions and bounds of the
+/// loops and ifs around it; or "".
+std::string producerRefusal(FillAsyncOp fill, const llvm::DenseSet<Value> &written) {
+  KernelOp kernel = fill->getParentOfType<KernelOp>();
+  SmallVector<Value> work(fill->getOperands());
+  for (Operation *p = fill->getParentOp(); p != kernel; p = p->getParentOp()) {
+    if (auto branch = llvm::dyn_cast<IfOp>(p))
+      work.push_back(branch.getCondition());
+    else if (llvm::isa<ForOp, PipelinedOp>(p))
+      work.append(p->operand_begin(), p->operand_end());
+    else
+      return "it is inside '" + p->getName().getStringRef().str() + "'";
+  }
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    if (llvm::isa<RankedTensorType>(v.getType()))
+      return "its range is computed from a fragment";
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (llvm::isa<KernelOp>(owner) ||
+          (llvm::isa<ForOp, PipelinedOp>(owner) && arg.getArgNumber() == 0))
+        continue;
+      return "its range depends on a value '" + owner->getName().getStringRef().str() +
+             "' carries";
+    }
+    Operation *def = v.getDefiningOp();
+    std::string name = "'" + def->getName().getStringRef().str() + "'";
+    if (def->getNumRegions())
+      return "its range depends on the result of " + name;
+    if (llvm::isa<ThreadIdOp>(def))
+      return "its range depends on the thread's id";
+    if (auto read = llvm::dyn_cast<SharedLoadOp>(def)) {
+      auto alloc = read.getTile().getDefiningOp<AllocSharedOp>();
+      if (!alloc || !llvm::isa<PipelinedOp>(alloc->getParentOp()))
+        return "its range depends on a shared tile no copy of a pipelined loop fills";
+      work.append({read.getRow(), read.getCol()});
+      continue;
+    }
+    if (auto load = llvm::dyn_cast<LoadOp>(def)) {
+      if (written.contains(basePointer(load.getTensor())))
+        return "its range is read from a tensor the kernel writes";
+    } else if (!isMemoryEffectFree(def)) {
+      return "its range depends on " + name + ", which the producer does not run";
+    }
+    work.append(def->operand_begin(), def->operand_end());
+  }
+  return "";
+}
+
+/// An `if (tid == at)` around `op`, which is then the only thread's.
+void onOneThread(Operation *op, Value tid, int64_t at) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, constant(b, loc, at));
+  auto guard = IfOp::create(b, loc, TypeRange(), first);
+  OpBuilder then = OpBuilder::atBlockEnd(&guard.getThenRegion().emplaceBlock());
+  YieldOp::create(then, loc);
+  op->moveBefore(guard.getThenRegion().front().getTerminator());
+}
+
+} // namespace minitile::tile::warps

@@ -1,0 +1,173 @@
+//===- Warps.h - the two sides of a warp-specialised pipelined loop -------===//
+//
+// tile-warp-specialize (passes/WarpSpecialize.cpp) splits a kernel into a
+// producer warpgroup and the compute threads and builds each pipelined loop
+// twice, once for each side, around a ring of stages:
+//   Ring.cpp      the ring's bookkeeping: which stage and phase an iteration
+//                 takes, counted over every run of the loop
+//   Consumer.cpp  the loop as a compute group runs it: wait full, compute,
+//                 release; unrolled over the stages the group takes in turn,
+//                 its gemms overlapped with the code after them on request
+//   Producer.cpp  the loop as a producer warp issues it: its group's
+//                 iterations' copies (or a loop holding others, whole); the
+//                 producer's slice of the program; which fills it can take
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "passes/Passes.h"
+#include "passes/TmaCopies.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <string>
+#include <tuple>
+
+namespace minitile::tile::warps {
+
+using llvm::SmallVector;
+using mlir::Block;
+using mlir::Location;
+using mlir::MutableArrayRef;
+using mlir::LogicalResult;
+using mlir::OpBuilder;
+using mlir::Operation;
+using mlir::Region;
+using mlir::Type;
+using mlir::Value;
+using mlir::ValueRange;
+
+constexpr int64_t kProducerThreads = 128;
+/// The producer's registers: at least kProducerRegisters, and what the
+/// compute threads leave of the block's registers up to kProducerMaxRegisters
+/// (a fill's address arithmetic on the elected thread spills in 40).
+constexpr int64_t kProducerRegisters = 40;
+constexpr int64_t kProducerMaxRegisters = 64;
+
+/// An index constant.
+Value constant(OpBuilder &b, Location loc, int64_t v);
+
+/// The shared tiles a pipelined body allocates and the copies into them;
+/// and whether a gemm accumulates into a value the loop carries, reading
+/// the loop's tiles (then a stage is released one iteration late, once the
+/// gemm that read it is done).
+struct Body {
+  SmallVector<AllocSharedOp> allocs;
+  SmallVector<CopyOp> copies;
+  SmallVector<GemmOp> accumulating;
+  bool nests = false; // holds a pipelined loop of its own
+};
+
+/// A tile.for over [lb, ub) by `step` carrying what `loop` carries, holding
+/// `loop`'s body (its index and iter_args replaced); `loop`'s results are
+/// replaced by the new loop's. `loop` is left empty.
+ForOp moveIntoFor(PipelinedOp loop, OpBuilder &b, Value lb, Value ub, Value step,
+                  ValueRange extra = {});
+
+/// Iteration bookkeeping of one pipelined loop in one role: a per-thread
+/// count of the iterations of earlier runs, so stages and phases continue
+/// when the loop runs again. The count is kept modulo 2 * stages (an i32),
+/// which keeps every stage, parity and group derived from it, in 32-bit
+/// arithmetic.
+struct Ring {
+  int64_t stages;
+  Value full, empty; // shared i64 tiles of `stages` mbarriers each
+  Value runs;        // tile.local<i32>: iterations of earlier runs, mod 2 * stages
+  bool runsVary = false; // the loop may run again (it is inside a loop)
+
+  Value loadRuns(OpBuilder &b, Location loc) const;
+
+  /// j (the iteration's number over all runs, mod 2 * stages), its stage
+  /// and phase parity.
+  std::tuple<Value, Value, Value> position(OpBuilder &b, Location loc, Value iv,
+                                           PipelinedOp loop) const;
+
+  /// The stage and phase parity (i32) of iteration n of this run (an index,
+  /// below 2^31): where a loop that carries them starts.
+  std::pair<Value, Value> cursor(OpBuilder &b, Location loc, Value n) const;
+
+  /// The first iteration of this run that group `group` (an index) of
+  /// `groups` takes, (group - runs) mod groups, as an index: iteration j
+  /// over all runs goes to group j mod groups.
+  Value firstOfGroup(OpBuilder &b, Location loc, Value group, int64_t groups) const;
+
+  /// The cursor `by` iterations (at most `stages`) after (s, parity).
+  std::pair<Value, Value> advanceCursor(OpBuilder &b, Location loc, Value s, Value parity,
+                                        int64_t by) const;
+
+  Value barrier(OpBuilder &b, Location loc, Value tile, Value s) const;
+
+  /// After a run of the loop: runs += its trip count (below 2^31), mod
+  /// 2 * stages.
+  void advance(OpBuilder &b, Location loc, PipelinedOp loop) const;
+};
+
+/// A ring's count of earlier iterations: a tile.local<i32> at the kernel's
+/// entry, 0.
+Value newCounter(KernelOp kernel, Location loc);
+
+// Consumer.cpp
+
+/// The group index of the compute thread `computeTid` among groups of
+/// `threadsPerGroup`, made warp-uniform (see Consumer.cpp).
+Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPerGroup);
+
+/// `loop` as the compute threads run it: a loop over the iterations of
+/// `group` (this thread's, from groupIndex) on `ring`.
+void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group);
+
+// Producer.cpp
+
+/// Where the producer reads a tile its own copies fill (a prefetched item's
+/// window bounds, say): the stage it reads, and the wait for the copies to
+/// land that then has to come before the read. sliceProducer keeps a wait
+/// only if such a read is live.
+using ProducerReads = llvm::DenseMap<Operation *, Operation *>; // tile.stage -> mbarrier wait
+
+/// What one producer warp does with a pipelined loop (its share): warp w
+/// of a loop of G groups issues the copies of the iterations compute group
+/// w reads, j mod G = w (none where w >= G); a loop holding pipelined loops
+/// of its own (a prefetching persistent loop) is issued whole by one warp
+/// (`issues`), and the warps that issue its nested loops' iterations run its
+/// body too -- waiting for each iteration's copies before reading its tiles
+/// and releasing the iteration's stage after (`arrives`; its empty barriers
+/// count them).
+struct Share {
+  bool issues = false;
+  bool arrives = false;
+  int64_t group = 0; // a loop without nested loops: the group whose
+  int64_t groups = 1; // iterations this warp issues, of `groups`
+};
+
+/// The producer side, in one producer warp's copy of the program: its
+/// elected thread issues the copies of the warp's share of the loop's
+/// iterations. A loop nested in another pipelined loop is already on that
+/// thread (the outer loop is built after it and takes it along): it becomes
+/// a plain loop in place. Where the body reads its own tiles other than by
+/// its copies, the producer reads the iteration's stage after waiting for
+/// the copies to land (as the compute threads do), so what it computes from
+/// them (a nested loop's bounds) is what they compute.
+LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring,
+                            const Share &share, MutableArrayRef<Value> descs,
+                            ProducerReads &reads);
+
+/// Keeps in `region` only what the TMA copies, fills and barrier waits need
+/// (a wait before a read of the producer's own tiles, only if the read is).
+void sliceProducer(Region &region, const ProducerReads &reads);
+
+/// The pointers behind every tensor `kernel` writes.
+llvm::DenseSet<Value> writtenPointers(KernelOp kernel);
+
+/// Why the producer cannot issue `fill` -- it computes what copies need:
+/// arithmetic on kernel arguments and loop indices, loads of tensors the
+/// kernel never writes (`written`: writtenPointers), reads of the tiles its
+/// copies fill -- from its range and from the conditions and bounds of the
+/// loops and ifs around it; or "".
+std::string producerRefusal(FillAsyncOp fill, const llvm::DenseSet<Value> &written);
+
+/// An `if (tid == at)` around `op`, which is then the only thread's.
+void onOneThread(Operation *op, Value tid, int64_t at);
+
+} // namespace minitile::tile::warps
