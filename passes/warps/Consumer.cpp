@@ -295,6 +295,9 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   int64_t groups = loop.getGroups(), unroll = ring.stages / groups;
   if (ring.stages % groups || lagged || !loop.getInitArgs().empty() || body.nests)
     unroll = 1;
+  if (loop.getOverlap() && unroll == 1)
+    loop.emitRemark("runs without overlapping its gemms: overlap needs each group to take "
+                    "two or more stages in turn and the loop to carry nothing");
   if (unroll > 1)
     return buildUnrolledConsumer(loop, body, ring, group, lb, step, unroll);
   // The stage and parity travel with the loop (a few uniform instructions

@@ -291,3 +291,30 @@ tile.kernel @two_gemms_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !ti
   } {overlap}
   tile.return
 }
+
+// -----
+
+// One stage a group: nothing to overlap with.
+tile.host @one_stage(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @one_stage_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @one_stage_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %out[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-remark@+1 {{runs without overlapping its gemms: overlap needs each group to take two or more stages in turn and the loop to carry nothing}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    tile.store_tile %s, %o[%r, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  } {overlap}
+  tile.return
+}
