@@ -54,8 +54,6 @@
 #include "passes/warps/Warps.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace minitile::tile {
 #define GEN_PASS_DEF_TILEWARPSPECIALIZE
