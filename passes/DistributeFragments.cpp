@@ -125,13 +125,13 @@ const Registers &Distributor::read(OpBuilder &b, Location loc, Value v) {
   // a wait for all but that many of the most recent groups completes
   // `group` (and every group started before the oldest of them), while they
   // run on. (Commits under an if or in an earlier iteration do not count.)
-  SmallVector<int> later;
+  int64_t pending = 0;
+  int completes = groups_; // the groups before the oldest of them
   for (auto &[commit, started] : commits_)
-    if (started > group && precedes(commit, b))
-      later.push_back(started);
-  llvm::sort(later);
-  int64_t pending = later.size();
-  int completes = pending ? later.front() - 1 : groups_;
+    if (started > group && precedes(commit, b)) {
+      ++pending;
+      completes = std::min(completes, started - 1);
+    }
   waits_.push_back({hopper::WgmmaWaitOp::create(b, loc, pending), completes});
   return regs;
 }
