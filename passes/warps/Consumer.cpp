@@ -22,11 +22,12 @@ namespace minitile::tile::warps {
 
 namespace {
 
-/// What starts copy `copy` (the ops of one copy of a pipelined body, in
-/// order) of an overlapped loop: its wait for its stage and the one gemm at
-/// the top level of the copy, with what they are computed from in the copy
-/// (pure arithmetic and the stage's tiles). False unless there is exactly
-/// one such gemm and nothing else feeds it.
+/// What starts `copy` (the ops of a pipelined body, or of one copy of it,
+/// in order) in an overlapped loop: its wait for its stage (a copy has one)
+/// and the one gemm at the top level, with what they are computed from in
+/// the copy (pure arithmetic and the stage's tiles). False unless there is
+/// exactly one such gemm, nothing else feeds it, and what comes before it
+/// beside them is pure arithmetic (which then moves after it).
 bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head) {
   GemmOp gemm;
   MBarrierWaitOp wait;
@@ -40,12 +41,13 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
       gemm = g;
     }
   }
-  if (!gemm || !wait)
+  if (!gemm)
     return false;
   llvm::DenseSet<Operation *> inCopy(copy.begin(), copy.end());
   llvm::SetVector<Operation *> found;
   SmallVector<Value> work(gemm->getOperands());
-  work.append(wait->operand_begin(), wait->operand_end());
+  if (wait)
+    work.append(wait->operand_begin(), wait->operand_end());
   while (!work.empty()) {
     Operation *def = work.pop_back_val().getDefiningOp();
     if (!def || !inCopy.contains(def) || found.contains(def))
@@ -55,7 +57,8 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
     found.insert(def);
     work.append(def->operand_begin(), def->operand_end());
   }
-  found.insert(wait);
+  if (wait)
+    found.insert(wait);
   found.insert(gemm);
   // In the copy's order. What else comes before the gemm moves after it
   // (pure arithmetic only).
@@ -73,13 +76,12 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
 /// start); copy c of the body runs iteration iv + c * step at stage
 /// stages[c]: waits for it to be full, reads its tiles, releases it at its
 /// end. `guarded`: copies 1.. run only where their iteration exists.
-/// `overlap` (not guarded): copy c's gemm starts before copy c - 1's code
-/// after its gemm, which then runs while the tensor cores work on it (at
-/// most two gemms' registers live); set to false where a copy does not
-/// start as overlapHead needs.
+/// `overlap` (not guarded; the body as overlapHead needs): copy c's gemm
+/// starts before copy c - 1's code after its gemm, which then runs while the
+/// tensor cores work on it (at most two gemms' registers live).
 ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, OpBuilder &b,
                         Value lb, Value ub, Value step, ArrayRef<Value> stages,
-                        ValueRange parities, bool guarded, bool &overlap) {
+                        ValueRange parities, bool guarded, bool overlap) {
   Location loc = loop.getLoc();
   int64_t unroll = stages.size();
   Type i32 = b.getI32Type();
@@ -145,17 +147,17 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
                                             arith::ConstantIntOp::create(at, loc, i32, 1)));
   YieldOp::create(at, loc, flipped);
   yield->erase();
-  if (!overlap || guarded)
+  if (!overlap)
     return serial;
+  assert(!guarded && "an overlapped loop runs every copy");
   // Copy c's wait, stage tiles and gemm move before copy c - 1's code after
   // its gemm: g0 g1 e0 g2 e1 ... (each e reading its gemm waits for all
   // but the one started after it).
   SmallVector<llvm::SetVector<Operation *>> heads(unroll);
-  for (int64_t c = 0; c < unroll; ++c)
-    if (!overlapHead(copies[c], heads[c])) {
-      overlap = false;
-      return serial;
-    }
+  for (int64_t c = 0; c < unroll; ++c) {
+    [[maybe_unused]] bool starts = overlapHead(copies[c], heads[c]);
+    assert(starts && "a copy starts as the body does (buildUnrolledConsumer checked it)");
+  }
   // Each copy as its head, then the rest.
   for (int64_t c = 0; c < unroll; ++c) {
     Operation *gemm = heads[c].back();
@@ -186,14 +188,15 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
 
 /// buildConsumer's loop unrolled by `unroll` = stages / groups: copy c of
 /// the body runs the group's iteration lb + (u * unroll + c) * step of
-/// unrolled iteration u, at the fixed stage of iteration group + c * groups
-/// of the run (copies past the upper bound skipped), with a parity of its
+/// unrolled iteration u, at the fixed stage of iteration first + c * groups
+/// of the run (`first`, the group's first: Ring::groupIterations; copies
+/// past the upper bound skipped), with a parity of its
 /// own that flips each iteration. Nothing is carried and no gemm lags (the
 /// caller checked). With `overlap` (the loop's attribute) the unrolled
 /// iterations that run every copy come first, in a loop of their own whose
 /// copies overlap their gemms with the code after them (buildUnrolledLoop);
 /// the rest (fewer than `unroll` iterations) follow as above.
-void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group,
+void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value first,
                            Value lb, Value step, int64_t unroll) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
@@ -201,38 +204,38 @@ void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
   SmallVector<Value> stages, parities;
   for (int64_t c = 0; c < unroll; ++c) {
     auto [s, parity] = ring.cursor(
-        b, loc, arith::AddIOp::create(b, loc, group, constant(b, loc, c * groups)));
+        b, loc, arith::AddIOp::create(b, loc, first, constant(b, loc, c * groups)));
     stages.push_back(arith::IndexCastUIOp::create(b, loc, b.getIndexType(), s));
     parities.push_back(parity);
   }
   Value ub = loop.getUpperBound();
-  bool overlap = loop.getOverlap();
+  // Whether the body starts as an overlapped loop needs (its copies then
+  // do too: a wait and stage tiles before each).
+  SmallVector<Operation *> ops;
+  for (Operation &op : loop.getBody().front().without_terminator())
+    ops.push_back(&op);
+  llvm::SetVector<Operation *> head;
+  bool overlap = loop.getOverlap() && overlapHead(ops, head);
+  if (loop.getOverlap() && !overlap)
+    loop.emitRemark("runs without overlapping its gemms: overlap needs one gemm at the top "
+                    "level of the body, reading only its stage's tiles and pure arithmetic");
   if (overlap) {
     // Iterations iv with iv + (unroll - 1) * step < ub run every copy.
     Value whole = arith::SubIOp::create(
         b, loc, ub, arith::MulIOp::create(b, loc, step, constant(b, loc, unroll - 1)));
     ForOp main = buildUnrolledLoop(loop, body, ring, b, lb, whole, step, stages, parities,
-                                   /*guarded=*/false, overlap);
-    if (!overlap) {
-      loop.emitRemark("runs without overlapping its gemms: overlap needs one gemm at the top "
-                      "level of the body, reading only its stage's tiles and pure arithmetic");
-      Operation *span = whole.getDefiningOp()->getOperand(1).getDefiningOp();
-      main.erase();
-      whole.getDefiningOp()->erase();
-      span->erase();
-    } else {
-      b.setInsertionPointAfter(main);
-      // The first iteration the main loop left: lb + its trip count * its step.
-      Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
-      Value span = arith::SubIOp::create(b, loc, whole, lb);
-      Value trips = arith::MaxSIOp::create(
-          b, loc, arith::CeilDivSIOp::create(b, loc, span, unrolledStep), constant(b, loc, 0));
-      lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, trips, unrolledStep));
-      parities.assign(main.getResults().begin(), main.getResults().end());
-    }
+                                   /*guarded=*/false, /*overlap=*/true);
+    b.setInsertionPointAfter(main);
+    // The first iteration the main loop left: lb + its trip count * its step.
+    Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
+    Value span = arith::SubIOp::create(b, loc, whole, lb);
+    Value trips = arith::MaxSIOp::create(
+        b, loc, arith::CeilDivSIOp::create(b, loc, span, unrolledStep), constant(b, loc, 0));
+    lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, trips, unrolledStep));
+    parities.assign(main.getResults().begin(), main.getResults().end());
   }
-  bool none = false;
-  buildUnrolledLoop(loop, body, ring, b, lb, ub, step, stages, parities, /*guarded=*/true, none);
+  buildUnrolledLoop(loop, body, ring, b, lb, ub, step, stages, parities, /*guarded=*/true,
+                    /*overlap=*/false);
   ring.advance(b, loc, loop);
   loop.erase();
 }
@@ -273,13 +276,7 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   // stages = groups when a run's trip count was not a multiple of the
   // groups). This run's first iteration for the group is then
   // (group - runs) mod groups.
-  int64_t groupCount = loop.getGroups();
-  if (groupCount > 1 && ring.runsVary)
-    group = ring.firstOfGroup(b, loc, group, groupCount);
-  Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
-                                   arith::MulIOp::create(b, loc, group, loop.getStep()));
-  Value step = arith::MulIOp::create(b, loc, loop.getStep(),
-                                     constant(b, loc, loop.getGroups()));
+  auto [first, lb, step] = ring.groupIterations(b, loc, loop, group, loop.getGroups());
   bool lagged = !body.accumulating.empty();
   for (GemmOp gemm : body.accumulating)
     gemm.setMaxPending(1);
@@ -299,10 +296,10 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
     loop.emitRemark("runs without overlapping its gemms: overlap needs each group to take "
                     "two or more stages in turn and the loop to carry nothing");
   if (unroll > 1)
-    return buildUnrolledConsumer(loop, body, ring, group, lb, step, unroll);
+    return buildUnrolledConsumer(loop, body, ring, first, lb, step, unroll);
   // The stage and parity travel with the loop (a few uniform instructions
   // an iteration rather than a division).
-  auto [s0, parity0] = ring.cursor(b, loc, group);
+  auto [s0, parity0] = ring.cursor(b, loc, first);
   SmallVector<Value> cursor{s0, parity0};
   // Lagged: the stage the previous iteration read travels too; before the
   // first iteration it is the spare barrier past the ring, which no one

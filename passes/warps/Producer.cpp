@@ -98,11 +98,9 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   // A warp issuing one group's iterations starts at the group's first of
   // this run and steps over the other groups' (see buildConsumer).
   Value lb = loop.getLowerBound(), step = loop.getStep();
-  if (share.groups > 1) {
-    Value first = ring.firstOfGroup(b, loc, constant(b, loc, share.group), share.groups);
-    lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, first, step));
-    step = arith::MulIOp::create(b, loc, step, constant(b, loc, share.groups));
-  }
+  if (share.groups > 1)
+    std::tie(std::ignore, lb, step) =
+        ring.groupIterations(b, loc, loop, constant(b, loc, share.group), share.groups);
   ForOp serial;
   if (loop->getParentOfType<PipelinedOp>()) {
     serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);

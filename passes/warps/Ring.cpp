@@ -60,17 +60,25 @@ std::pair<Value, Value> Ring::cursor(OpBuilder &b, Location loc, Value n) const 
   return {s, parity};
 }
 
-Value Ring::firstOfGroup(OpBuilder &b, Location loc, Value group, int64_t groups) const {
-  Type i32 = b.getI32Type();
-  // (One statement an op: the order of the IR does not hang on the order
-  // in which a compiler evaluates arguments.)
-  Value g = arith::ConstantIntOp::create(b, loc, i32, groups);
-  Value past = arith::RemUIOp::create(b, loc, loadRuns(b, loc), g);
-  Value group32 = arith::IndexCastOp::create(b, loc, i32, group);
-  Value plus = arith::AddIOp::create(b, loc, group32, g);
-  Value diff = arith::SubIOp::create(b, loc, plus, past);
-  Value first = arith::RemUIOp::create(b, loc, diff, g);
-  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), first);
+std::tuple<Value, Value, Value> Ring::groupIterations(OpBuilder &b, Location loc,
+                                                      PipelinedOp loop, Value group,
+                                                      int64_t groups) const {
+  if (groups > 1 && runsVary) {
+    Type i32 = b.getI32Type();
+    // (One statement an op: the order of the IR does not hang on the order
+    // in which a compiler evaluates arguments.)
+    Value g = arith::ConstantIntOp::create(b, loc, i32, groups);
+    Value past = arith::RemUIOp::create(b, loc, loadRuns(b, loc), g);
+    Value group32 = arith::IndexCastOp::create(b, loc, i32, group);
+    Value plus = arith::AddIOp::create(b, loc, group32, g);
+    Value diff = arith::SubIOp::create(b, loc, plus, past);
+    Value first = arith::RemUIOp::create(b, loc, diff, g);
+    group = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), first);
+  }
+  Value lb = arith::AddIOp::create(b, loc, loop.getLowerBound(),
+                                   arith::MulIOp::create(b, loc, group, loop.getStep()));
+  Value step = arith::MulIOp::create(b, loc, loop.getStep(), constant(b, loc, groups));
+  return {group, lb, step};
 }
 
 std::pair<Value, Value> Ring::advanceCursor(OpBuilder &b, Location loc, Value s,

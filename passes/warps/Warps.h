@@ -88,10 +88,14 @@ struct Ring {
   /// below 2^31): where a loop that carries them starts.
   std::pair<Value, Value> cursor(OpBuilder &b, Location loc, Value n) const;
 
-  /// The first iteration of this run that group `group` (an index) of
-  /// `groups` takes, (group - runs) mod groups, as an index: iteration j
-  /// over all runs goes to group j mod groups.
-  Value firstOfGroup(OpBuilder &b, Location loc, Value group, int64_t groups) const;
+  /// Group `group`'s iterations of this run of `loop` (group an index of
+  /// `groups`): the number within the run of its first (what cursor()
+  /// takes), that iteration's index, and the step between them. Iteration j
+  /// over all runs goes to group j mod groups, so where the loop runs again
+  /// the group's first is iteration (group - runs) mod groups of the run.
+  std::tuple<Value, Value, Value> groupIterations(OpBuilder &b, Location loc,
+                                                  PipelinedOp loop, Value group,
+                                                  int64_t groups) const;
 
   /// The cursor `by` iterations (at most `stages`) after (s, parity).
   std::pair<Value, Value> advanceCursor(OpBuilder &b, Location loc, Value s, Value parity,

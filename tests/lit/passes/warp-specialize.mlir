@@ -437,6 +437,11 @@ tile.kernel @ahead_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.p
 // CHECK-NEXT: %[[FIRST:.*]] = arith.index_castui %[[FIRST32]] : i32 to index
 // CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[FIRST]], %c1
 // CHECK-NEXT: %[[LB:.*]] = arith.addi %{{.*}}, %[[OFF]]
+// The stage and parity the loop starts from are that first iteration's
+// (runs + first), not the group number's.
+// CHECK: %[[FROM:.*]] = arith.index_cast %[[FIRST]] : index to i32
+// CHECK-NEXT: %[[R:.*]] = tile.local_load
+// CHECK-NEXT: arith.addi %[[R]], %[[FROM]]
 // CHECK: tile.for %{{.*}} = %[[LB]] to %m step
 tile.host @nested_groups(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}, %m: index {tile.name = "m", tile.size}) {
   %c1 = arith.constant 1 : index
