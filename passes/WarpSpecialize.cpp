@@ -200,19 +200,17 @@ LogicalResult specialise(KernelOp kernel,
     issuingWarps[loop] = n;
     leafWarps = std::max(leafWarps, n);
   }
-  auto innermostLoop = [&](Operation *op) -> Operation * {
-    return op->getParentOfType<PipelinedOp>();
-  };
   for (auto &[fill, why] : fills)
     if (why.empty()) {
-      Operation *loop = innermostLoop(fill);
+      Operation *loop = fill->getParentOfType<PipelinedOp>();
       needsAux |= !loop || !issuingWarps.count(loop);
     }
   int64_t aux = std::min(leafWarps, warps - 1);
   int64_t roles = needsAux ? std::max(leafWarps, aux + 1) : leafWarps;
   // A loop holding others: the warps other than `aux` that issue
   // iterations of loops nested in it run its body too and release its
-  // stages (asked before the loops are rebuilt).
+  // stages (asked before the loops are rebuilt); its empty barriers count
+  // them, by the same test.
   llvm::DenseMap<Operation *, int64_t> nestedWarps; // loop -> warps 0.. issuing in it
   for (auto &[loop, body] : bodies) {
     if (!body.nests)
@@ -225,9 +223,14 @@ LogicalResult specialise(KernelOp kernel,
     });
     nestedWarps[loop] = n;
   }
+  auto arrives = [&](PipelinedOp loop, int64_t w) {
+    return w != aux && w < nestedWarps.lookup(loop);
+  };
   auto participants = [&](PipelinedOp loop) {
-    int64_t n = nestedWarps.lookup(loop);
-    return aux < n ? n - 1 : n;
+    int64_t n = 0;
+    for (int64_t w = 0; w < roles; ++w)
+      n += arrives(loop, w);
+    return n;
   };
 
   SmallVector<IRMapping> maps(roles);
@@ -284,7 +287,7 @@ LogicalResult specialise(KernelOp kernel,
   // thread outside. The compute threads keep one whose range the producer
   // cannot compute, on their first.
   for (auto &[fill, why] : fills) {
-    Operation *loop = innermostLoop(fill);
+    Operation *loop = fill->getParentOfType<PipelinedOp>();
     bool everyWarp = loop && issuingWarps.count(loop);
     for (int64_t w = 0; w < roles; ++w) {
       auto twin = llvm::cast<FillAsyncOp>(maps[w].lookup(fill.getOperation()));
@@ -334,7 +337,7 @@ LogicalResult specialise(KernelOp kernel,
       Share share;
       if (body.nests) {
         share.issues = w == aux;
-        share.arrives = w != aux && w < nestedWarps.lookup(loop);
+        share.arrives = arrives(loop, w);
       } else {
         int64_t n = issuingWarps.lookup(loop);
         share.issues = w < n;
