@@ -67,6 +67,13 @@ using namespace minitile::tile::warps;
 
 namespace {
 
+constexpr int64_t kProducerThreads = 128;
+/// The producer's registers: at least kProducerRegisters, and what the
+/// compute threads leave of the block's registers up to kProducerMaxRegisters
+/// (a fill's address arithmetic on the elected thread spills in 40).
+constexpr int64_t kProducerRegisters = 40;
+constexpr int64_t kProducerMaxRegisters = 64;
+
 /// Whether `v` depends, within `loop`, on a value the loop carries.
 bool dependsOnCarried(Value v, PipelinedOp loop) {
   if (auto arg = llvm::dyn_cast<BlockArgument>(v))

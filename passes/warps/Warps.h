@@ -39,13 +39,6 @@ using mlir::Type;
 using mlir::Value;
 using mlir::ValueRange;
 
-constexpr int64_t kProducerThreads = 128;
-/// The producer's registers: at least kProducerRegisters, and what the
-/// compute threads leave of the block's registers up to kProducerMaxRegisters
-/// (a fill's address arithmetic on the elected thread spills in 40).
-constexpr int64_t kProducerRegisters = 40;
-constexpr int64_t kProducerMaxRegisters = 64;
-
 /// An index constant.
 Value constant(OpBuilder &b, Location loc, int64_t v);
 
