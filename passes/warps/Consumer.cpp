@@ -229,8 +229,9 @@ void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
     // The first iteration the main loop left: lb + its trip count * its step.
     Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
     Value span = arith::SubIOp::create(b, loc, whole, lb);
-    Value trips = arith::MaxSIOp::create(
-        b, loc, arith::CeilDivSIOp::create(b, loc, span, unrolledStep), constant(b, loc, 0));
+    Value zero = constant(b, loc, 0);
+    Value rounds = arith::CeilDivSIOp::create(b, loc, span, unrolledStep);
+    Value trips = arith::MaxSIOp::create(b, loc, rounds, zero);
     lb = arith::AddIOp::create(b, loc, lb, arith::MulIOp::create(b, loc, trips, unrolledStep));
     parities.assign(main.getResults().begin(), main.getResults().end());
   }
@@ -249,14 +250,12 @@ void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
 /// compute threads' code after setmaxnreg (ptxas spills what is live
 /// across setmaxnreg), not at each loop.
 Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPerGroup) {
-  return arith::IndexCastOp::create(
-      b, loc, b.getIndexType(),
-      ShuffleIdxOp::create(
-          b, loc, b.getI32Type(),
-          arith::IndexCastOp::create(
-              b, loc, b.getI32Type(),
-              arith::DivUIOp::create(b, loc, computeTid, constant(b, loc, threadsPerGroup))),
-          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0)));
+  // (One statement an op, as in Ring::groupIterations.)
+  Value lane0 = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  Value group = arith::DivUIOp::create(b, loc, computeTid, constant(b, loc, threadsPerGroup));
+  Value group32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), group);
+  Value uniform = ShuffleIdxOp::create(b, loc, b.getI32Type(), group32, lane0);
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), uniform);
 }
 
 /// The consumer side: a loop over the group's iterations (`group`: this

@@ -51,12 +51,14 @@ std::tuple<Value, Value, Value> Ring::position(OpBuilder &b, Location loc, Value
 
 std::pair<Value, Value> Ring::cursor(OpBuilder &b, Location loc, Value n) const {
   Type i32 = b.getI32Type();
-  Value j = arith::AddIOp::create(b, loc, loadRuns(b, loc),
-                                  arith::IndexCastOp::create(b, loc, i32, n));
+  // (One statement an op, as in groupIterations.)
+  Value n32 = arith::IndexCastOp::create(b, loc, i32, n);
+  Value j = arith::AddIOp::create(b, loc, loadRuns(b, loc), n32);
   Value count = arith::ConstantIntOp::create(b, loc, i32, stages);
   Value s = arith::RemUIOp::create(b, loc, j, count);
-  Value parity = arith::AndIOp::create(b, loc, arith::DivUIOp::create(b, loc, j, count),
-                                       arith::ConstantIntOp::create(b, loc, i32, 1));
+  Value one = arith::ConstantIntOp::create(b, loc, i32, 1);
+  Value round = arith::DivUIOp::create(b, loc, j, count);
+  Value parity = arith::AndIOp::create(b, loc, round, one);
   return {s, parity};
 }
 
