@@ -29,6 +29,8 @@
 #include "indexer_fwd_pers_ov6.h"
 #include "indexer_fwd_pers_ov6_last.h"
 #include "indexer_fwd_pers_ov_b3.h"
+#include "indexer_fwd_pers_zz.h"
+#include "indexer_fwd_pers_zz_b3.h"
 #include "indexer_fwd_pers_noclean.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
@@ -201,7 +203,10 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"persistent overlap s4", minitile::kernels::indexer_fwd_pers_ov4, false},
           {"persistent overlap s6", minitile::kernels::indexer_fwd_pers_ov6, false},
           {"pers overlap s6 last", minitile::kernels::indexer_fwd_pers_ov6_last, false},
-          {"pers overlap s6 3 buf", minitile::kernels::indexer_fwd_pers_ov_b3, false}};
+          {"pers overlap s6 3 buf", minitile::kernels::indexer_fwd_pers_ov_b3, false},
+          // The longest first, every second round of blocks reversed.
+          {"persistent zigzag", minitile::kernels::indexer_fwd_pers_zz, false},
+          {"pers zigzag 3 buf", minitile::kernels::indexer_fwd_pers_zz_b3, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

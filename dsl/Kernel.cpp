@@ -553,8 +553,31 @@ void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
       mlir::arith::MinSIOp::create(k.hostB, loc, hostItems, most), one, one};
   k.gridLoc = items.loc();
   Value count = Access::make(&k, n);
+  if (options.order == WorkOrder::zigzag)
+    require(count < (int64_t(1) << 31),
+            "persistent(): the zigzag order takes fewer than 2^31 items");
   auto item = [&](Value i) {
-    body(options.order == WorkOrder::lastFirst ? count - 1 - i : i);
+    if (options.order == WorkOrder::linear)
+      return body(i);
+    Value position = i;
+    if (options.order == WorkOrder::zigzag) {
+      // Block b's item of round r = (i - b) / grid: position i in an even
+      // round, its mirror in an odd one (among the round's m blocks, the
+      // last round's possibly fewer than the grid). In 32 bits: one
+      // division an item.
+      Value b = cast(blockId(0, items.loc()), DType::i32);
+      Value grid = cast(gridDim(0, items.loc()), DType::i32);
+      Value i32 = cast(i, DType::i32);
+      Value from = i32 - b;
+      Value round = from / grid;
+      Value start = round * grid;
+      Value left = cast(count, DType::i32) - start;
+      Value m = min(grid, left);
+      Value mirrored = start + (m - 1 - b);
+      Value odd = (round % 2) == 1;
+      position = cast(select(odd, mirrored, i32), DType::index);
+    }
+    body(count - 1 - position);
   };
   if (options.itemBuffers < 2)
     throw Error(items.loc(), "persistent(): itemBuffers must be at least 2, not " +

@@ -41,6 +41,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                          "first; the KV ring runs on from one to the next and the "
                          "producer fetches the next block's queries ahead"};
 
+  Param<bool> zigzag{"zigzag", false,
+                     "persistent: the longest query blocks first, every second round "
+                     "of the grid reversed, so each block's share of causal windows is "
+                     "near the mean (with last_first block 0 takes each round's longest); "
+                     "wins over last_first"};
+
   Param<bool> overlap{"overlap", false,
                       "each warpgroup starts its next KV tile's gemm before this tile's "
                       "relu, weights and head sum, which then run under it (two 64 x N "
@@ -191,7 +197,9 @@ template <bool Batched> struct IndexerFwd : Generator {
       k.persistent(Batched ? blocks * B : blocks, [&](Value item) {
         work(Batched ? item / B : item, Batched ? item % B : Value());
       }, {.blocksPerSM = 1,
-          .order = lastFirst ? WorkOrder::lastFirst : WorkOrder::linear,
+          .order = zigzag      ? WorkOrder::zigzag
+                   : lastFirst ? WorkOrder::lastFirst
+                               : WorkOrder::linear,
           .prefetch = true,
           .itemBuffers = itemBuffers});
     } else {

@@ -135,6 +135,29 @@ struct SmallTiles : Generator {
   }
 };
 
+/// owner[i] = the block that took item i of a persistent kernel, in the
+/// order `order` names (0 linear, 1 last first, 2 zigzag); y = x through a
+/// shared box of 4 an item, which the producer fetches an item ahead where
+/// `prefetch` (so it computes each item too).
+struct WorkOrders : Generator {
+  Param<int> order{"order", 0, 0, 2, "0 linear, 1 lastFirst, 2 zigzag"};
+  Param<bool> prefetch{"prefetch", true, "Kernel::persistent's prefetch"};
+  void generate(Kernel &k) override {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::i32, {n, 4}), y = k.tensor("y", DType::i32, {n, 4});
+    Tensor owner = k.tensor("owner", DType::i32, {n});
+    k.threads(128);
+    const WorkOrder orders[] = {WorkOrder::linear, WorkOrder::lastFirst, WorkOrder::zigzag};
+    k.persistent(n, [&](Value item) {
+      Shared xs = k.shared(DType::i32, {1, 4});
+      copy(x, {item, 0}, xs);
+      storeTile(y, {item, 0}, loadTile(xs, {0, 0}, {1, 4}));
+      Value block = cast(k.blockId(), DType::i32);
+      owner(item) = block;
+    }, {.blocksPerSM = 1, .order = orders[int(order)], .prefetch = prefetch});
+  }
+};
+
 /// fillAsync(out[r], lo[r], hi[r]) on every row r (its range clamped to the
 /// row), issued where `issuer` puts it: 0 a plain kernel (thread 0); 1 a
 /// persistent kernel whose producer prefetches the bounds (its elected
@@ -227,4 +250,5 @@ MINITILE_KERNEL(MulAdd, "mul_add", "d = a * b + c");
 MINITILE_KERNEL(ReluDot, "relu_dot", "out[r] = sum_j relu(x[r, j]) * w[j]");
 MINITILE_KERNEL(SmallTiles, "small_tiles", "y = x, z = w through small shared tiles an item ahead");
 MINITILE_KERNEL(SharedBox, "shared_box", "y = 2 * a box at row o of x's block in a shared tile");
+MINITILE_KERNEL(WorkOrders, "work_orders", "owner[i] = the block taking item i; y = x an item at a time");
 MINITILE_KERNEL(FillAsyncRows, "fill_async_rows", "out[r, lo[r]..hi[r]) = a constant, by fillAsync; y = x");

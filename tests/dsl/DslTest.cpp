@@ -57,6 +57,21 @@ TEST(Dsl, PersistentKernelsSizeTheirGridToTheDevice) {
   EXPECT_NE(ir.find("arith.subi"), std::string::npos) << ir;
 }
 
+TEST(Dsl, PersistentZigzagMirrorsOddRounds) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    k.threads(128);
+    k.persistent(n, [&](Value item) { x(item) = 1.0f; }, {.order = WorkOrder::zigzag});
+  });
+  // The launcher refuses 2^31 items or more; the kernel takes the round
+  // (one 32-bit division an item) and mirrors the odd ones.
+  EXPECT_NE(ir.find("the zigzag order takes fewer than 2^31 items"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.divsi"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.remsi"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("arith.select"), std::string::npos) << ir;
+}
+
 /// A prefetching persistent loop with `itemBuffers` buffers, holding a
 /// pipelined loop of its own.
 std::string prefetchingPersistent(int itemBuffers) {

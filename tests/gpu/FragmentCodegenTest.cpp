@@ -4,8 +4,8 @@
 // vector stores (aligned tensors) and their element-by-element fallback
 // (a tensor one float off 16-byte alignment, ragged row counts), float
 // min/max (NaN kept, and dropped by minNum/maxNum), contraction on and off,
-// a reduceSum accumulating in place, and a box of a shared tile read as a
-// fragment.
+// a reduceSum accumulating in place, a box of a shared tile read as a
+// fragment, and which block takes which item of a persistent kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
@@ -21,6 +21,10 @@
 #include "codegen_small_tiles_rows2.h"
 #include "codegen_small_tiles_rows2_aligned.h"
 #include "codegen_small_tiles_sync.h"
+#include "codegen_work_last_first.h"
+#include "codegen_work_linear.h"
+#include "codegen_work_zigzag.h"
+#include "codegen_work_zigzag_sync.h"
 
 #include <algorithm>
 #include <cmath>
@@ -260,6 +264,48 @@ TEST(FragmentCodegen, SmallTilesCopiedAnItemAhead) {
           if (bits(got[i]) != bits(w[i]) && wrong++ < 5)
             ADD_FAILURE() << "z[" << i << "] = " << got[i] << ", want " << w[i];
         EXPECT_EQ(wrong, 0);
+      }
+    }
+}
+
+TEST(FragmentCodegen, PersistentWorkOrders) {
+  // Every item taken once, by the block its order names: grid = min(items,
+  // multiprocessors); position p of item i is i (linear) or n - 1 - i; block
+  // p % grid takes it, except that zigzag reverses odd rounds p / grid among
+  // the round's blocks (the last round's possibly fewer).
+  using Fn = void (*)(minitile::rt::Scalar<int64_t>, const int32_t *, int32_t *, int32_t *,
+                      CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    int order;
+  } variants[] = {{"linear", minitile::kernels::codegen_work_linear, 0},
+                  {"last first", minitile::kernels::codegen_work_last_first, 1},
+                  {"zigzag", minitile::kernels::codegen_work_zigzag, 2},
+                  {"zigzag, not prefetched", minitile::kernels::codegen_work_zigzag_sync, 2}};
+  const int64_t sms = minitile::rt::multiprocessorCount();
+  for (auto &v : variants)
+    for (int64_t n : {int64_t(1), int64_t(5), sms - 1, sms, sms + 1, 2 * sms - 1, 2 * sms,
+                      2 * sms + 3, 3 * sms + 7, int64_t(4099)}) {
+      SCOPED_TRACE(std::string(v.name) + " n=" + std::to_string(n));
+      std::vector<int32_t> x(n * 4);
+      for (int32_t &e : x)
+        e = int32_t(rng()());
+      DeviceBuffer<int32_t> dx(x), y(n * 4), owner(n);
+      y.fillWords(kPoison);
+      owner.fillWords(kPoison);
+      v.fn(n, dx.get(), y.get(), owner.get(), nullptr);
+      minitile::rt::synchronize();
+      EXPECT_EQ(y.download(), x);
+      std::vector<int32_t> got = owner.download();
+      const int64_t grid = std::min(n, sms);
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t p = v.order == 0 ? i : n - 1 - i, round = p / grid, j = p % grid;
+        int64_t m = std::min(grid, n - round * grid);
+        int64_t want = v.order == 2 && round % 2 == 1 ? m - 1 - j : j;
+        if (got[i] != want && wrong++ < 5)
+          ADD_FAILURE() << "item " << i << " taken by block " << got[i] << ", not " << want;
       }
     }
 }

@@ -232,13 +232,15 @@ TEST(IndexerFwd, PersistentShapesAndWindows) {
   // Two queries a block (the default at 64 heads) and four (256 columns);
   // as many KV stages as warpgroups (2 and 3), which hung when the
   // warpgroups took the tiles of each item afresh; three item buffers (the
-  // producer fetching an item's tiles before the previous item's KV tiles).
+  // producer fetching an item's tiles before the previous item's KV tiles);
+  // the zigzag order (every second round of blocks reversed).
   for (auto launch : {&minitile::kernels::indexer_fwd_persistent_h64_d128,
                       &minitile::kernels::indexer_fwd_wide_persistent_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_s2w2_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_s3w3_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_b3_h64_d128,
-                      &minitile::kernels::indexer_fwd_persistent_b3w2_h64_d128})
+                      &minitile::kernels::indexer_fwd_persistent_b3w2_h64_d128,
+                      &minitile::kernels::indexer_fwd_persistent_zigzag_h64_d128})
     for (int64_t S : {1, 3, 17, 1000, 4099})
       for (int64_t T : {0, 257, 1025})
         for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty}) {

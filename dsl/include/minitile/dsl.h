@@ -364,6 +364,12 @@ enum class WorkOrder {
   /// The last item first: where items grow with their index (causal
   /// windows), the longest start first and the short ones fill the tail.
   lastFirst,
+  /// The last item first, every second round of the grid reversed: block b
+  /// takes the b-th longest item of the first round, the b-th shortest of
+  /// the second, and so on, so that where items grow with their index each
+  /// block's total is near the mean (with lastFirst, block 0 takes the
+  /// longest item of every round). Fewer than 2^31 items.
+  zigzag,
 };
 
 /// How a persistent kernel (Kernel::persistent) is laid out.
