@@ -86,28 +86,33 @@ namespace {
 /// figure, for minitile as for the peers (launchOverheadUs measures the
 /// former on its own). MINITILE_BENCH_IDLE=1 times as before: nothing
 /// queued first, so the launcher's host work is timed too.
-double medianMs(const std::function<void()> &fn, int warmup = 10, int reps = 100) {
+/// One launch of `fn` timed with CUDA events, L2 evicted first (a 128 MiB
+/// copy) unless MINITILE_BENCH_IDLE is set.
+double timedMs(const std::function<void()> &fn) {
   static DeviceBuffer<uint8_t> flush(size_t(256) << 20);
   static const bool idle = std::getenv("MINITILE_BENCH_IDLE") != nullptr;
-  auto evict = [&] {
-    if (idle)
-      return;
+  if (!idle)
     minitile::rt::copyDeviceToDevice(flush.ptr() + (size_t(128) << 20), flush.ptr(),
                                      size_t(128) << 20);
-  };
+  minitile::rt::Timer timer;
+  timer.start();
+  fn();
+  return timer.stop();
+}
+
+double median(std::vector<double> ms) {
+  std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
+  return ms[ms.size() / 2];
+}
+
+double medianMs(const std::function<void()> &fn, int warmup = 10, int reps = 100) {
   for (int i = 0; i < warmup; ++i)
     fn();
   minitile::rt::synchronize();
-  minitile::rt::Timer timer;
   std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    evict();
-    timer.start();
-    fn();
-    ms.push_back(timer.stop());
-  }
-  std::nth_element(ms.begin(), ms.begin() + reps / 2, ms.end());
-  return ms[reps / 2];
+  for (int i = 0; i < reps; ++i)
+    ms.push_back(timedMs(fn));
+  return median(std::move(ms));
 }
 
 /// Host microseconds one call of `fn` takes to return (its launcher's
@@ -252,29 +257,50 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   IndexerInputs in(S, T, ratio, H, D);
   double flop = in.flop;
   // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it;
-  // MINITILE_BENCH_REPS=n times each n times (say, to sample the clocks
-  // and power while one variant runs for seconds).
+  // MINITILE_BENCH_REPS=n times each n times (with one variant kept, to
+  // sample the clocks and power while it runs for seconds).
   const char *only = std::getenv("MINITILE_BENCH_ONLY");
   const char *repsEnv = std::getenv("MINITILE_BENCH_REPS");
   int reps = repsEnv ? std::max(1, std::atoi(repsEnv)) : (S >= 65536 ? 20 : 50);
-  for (auto &v : variants) {
-    if (only && !std::strstr(v.name, only))
-      continue;
-    auto launch = [&] { in.run(v.fn); };
-    double ms = medianMs(
-        [&] {
-          launch();
-          if (v.unfused)
-            minitile::kernels::clean_logits(S, T, in.logits.get(), in.ks.get(), in.ke.get());
-        },
-        5, reps);
+  // The variants take turns, kRound launches each a round, so that each
+  // sees the same drift of clock and power over the run (timed one after
+  // the other, a variant late in the list at S = 16384 lost 10-15 % to the
+  // same kernel early in it: docs/PERF.md, session 9).
+  constexpr int kRound = 5;
+  std::vector<const IndexerVariant *> chosen;
+  for (auto &v : variants)
+    if (!only || std::strstr(v.name, only))
+      chosen.push_back(&v);
+  auto launcher = [&](const IndexerVariant &v) {
+    return std::function<void()>([&] {
+      in.run(v.fn);
+      if (v.unfused)
+        minitile::kernels::clean_logits(S, T, in.logits.get(), in.ks.get(), in.ke.get());
+    });
+  };
+  for (const IndexerVariant *v : chosen) {
+    std::function<void()> launch = launcher(*v);
+    for (int i = 0; i < 5; ++i)
+      launch();
+  }
+  minitile::rt::synchronize();
+  std::vector<std::vector<double>> times(chosen.size());
+  for (int round = 0; round < (reps + kRound - 1) / kRound; ++round)
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      std::function<void()> launch = launcher(*chosen[i]);
+      for (int r = 0; r < kRound; ++r)
+        times[i].push_back(timedMs(launch));
+    }
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    const IndexerVariant &v = *chosen[i];
+    double ms = median(times[i]);
     std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld H=%lld D=%lld | %8.3f ms | %6.1f "
                 "useful TFLOP/s\n",
                 v.name, (long long)S, (long long)T, (long long)ratio, (long long)H,
                 (long long)D, ms, flop / ms / 1e9);
-    if (&v == &variants.front())
+    if (i == 0)
       std::printf("%-24s one call returns after %.1f us on the host (checks, tensor maps, "
-                  "launch)\n", "  launcher", launchOverheadUs(launch));
+                  "launch)\n", "  launcher", launchOverheadUs(launcher(v)));
   }
 }
 
