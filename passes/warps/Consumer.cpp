@@ -5,8 +5,9 @@
 // group takes two or more stages in turn and nothing is carried, unrolled
 // by that many (each copy of the body at a fixed stage); with the loop's
 // `overlap`, each copy's gemm starts before the previous copy's code after
-// its gemm. A gemm accumulating into a carried value releases its stage an
-// iteration late. See Warps.h.
+// its gemm. A stage is released as soon as its iteration has read it (a
+// gemm's operands: once its result is first read); a gemm accumulating into
+// a carried value releases its stage an iteration late. See Warps.h.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/warps/Warps.h"
@@ -71,6 +72,79 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
   return true;
 }
 
+/// The op of `ops` (one copy of a pipelined body, at its top level, in
+/// order) after which the copy's stage may be released: the last one that
+/// reads a tile of `tiles` (or a view of one). A gemm's shared operands are
+/// read by the tensor cores until its result is first read, where
+/// distribute-fragments waits for it: for a gemm the op that counts is the
+/// first reading its result, which must read it itself (not only under an
+/// if, which may not run). Null where that does not hold or a gemm's result
+/// is not read in the copy: the stage is then released at the end.
+Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
+  llvm::DenseSet<Value> shared(tiles.begin(), tiles.end());
+  auto readsShared = [&](Operation *op) {
+    return op->walk([&](Operation *inner) {
+                 for (Value v : inner->getOperands())
+                   if (shared.contains(v))
+                     return WalkResult::interrupt();
+                 return WalkResult::advance();
+               })
+        .wasInterrupted();
+  };
+  Operation *last = nullptr;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    if (!readsShared(op))
+      continue;
+    // Views of the tiles read them too.
+    for (Value r : op->getResults())
+      if (llvm::isa<SharedType>(r.getType()))
+        shared.insert(r);
+    Operation *done = op;
+    if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
+      done = nullptr;
+      for (Operation *later : ops.drop_front(i + 1)) {
+        bool direct = llvm::is_contained(later->getOperands(), gemm.getResult());
+        bool nested = !direct && later->walk([&](Operation *inner) {
+                                        return llvm::is_contained(inner->getOperands(),
+                                                                  gemm.getResult())
+                                                   ? WalkResult::interrupt()
+                                                   : WalkResult::advance();
+                                      }).wasInterrupted();
+        if (nested)
+          return nullptr;
+        if (direct) {
+          done = later;
+          break;
+        }
+      }
+      if (!done)
+        return nullptr;
+    } else if (op->walk([](GemmOp) { return WalkResult::interrupt(); }).wasInterrupted()) {
+      return nullptr; // a gemm under a region: its wait may be anywhere
+    }
+    if (!last || last->isBeforeInBlock(done))
+      last = done;
+  }
+  return last;
+}
+
+/// Moves `arrive` (a stage's release at the end of a copy `ops` of the body,
+/// after the op computing its barrier) to just after the copy's last read
+/// of the stage (lastStageRead), so that the producer refills it while the
+/// code after the gemm runs. False where it stays at the end.
+bool releaseEarly(MBarrierArriveOp arrive, ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
+  Operation *after = lastStageRead(ops, tiles);
+  if (!after)
+    return false;
+  Operation *barrier = arrive->getOperand(0).getDefiningOp();
+  if (barrier && barrier->getBlock() == arrive->getBlock()) {
+    barrier->moveAfter(after);
+    after = barrier;
+  }
+  arrive->moveAfter(after);
+  return true;
+}
+
 /// One loop of buildUnrolledConsumer, built at `b`: over [lb, ub) by
 /// `step` * stages.size(), carrying one parity per copy (`parities` to
 /// start); copy c of the body runs iteration iv + c * step at stage
@@ -78,7 +152,9 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
 /// end. `guarded`: copies 1.. run only where their iteration exists.
 /// `overlap` (not guarded; the body as overlapHead needs): copy c's gemm
 /// starts before copy c - 1's code after its gemm, which then runs while the
-/// tensor cores work on it (at most two gemms' registers live).
+/// tensor cores work on it (at most two gemms' registers live). A copy
+/// releases its stage once it has read it (releaseEarly), except in an
+/// overlapped loop, where it releases it at its end.
 ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, OpBuilder &b,
                         Value lb, Value ub, Value step, ArrayRef<Value> stages,
                         ValueRange parities, bool guarded, bool overlap) {
@@ -96,6 +172,7 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
   Block &from = loop.getBody().front();
   SmallVector<SmallVector<Operation *>> copies(unroll);
   Operation *arrive0 = nullptr;
+  bool early0 = false;
   for (int64_t c = 0; c < unroll; ++c) {
     OpBuilder into = at;
     Operation *last = yield->getPrevNode(); // before this copy's ops
@@ -106,8 +183,9 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
       if (guarded) {
         Value inRange = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, iv, ub);
         auto guard = IfOp::create(at, loc, TypeRange(), inRange);
-        // Copy 0 releases its stage once the guards' tests are made.
-        if (c == 1) {
+        // Copy 0 releases its stage once the guards' tests are made (where
+        // it does not release it earlier).
+        if (c == 1 && !early0) {
           arrive0->getOperand(0).getDefiningOp()->moveBefore(guard);
           arrive0->moveBefore(guard);
         }
@@ -124,15 +202,26 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
     MBarrierWaitOp::create(into, loc, full, parity);
     IRMapping map;
     map.map(loop.getInductionVar(), iv);
-    for (AllocSharedOp alloc : body.allocs)
-      map.map(alloc.getResult(),
-              StageOp::create(into, loc, alloc.getType(), alloc, stages[c]).getResult());
+    SmallVector<Value> tiles;
+    for (AllocSharedOp alloc : body.allocs) {
+      tiles.push_back(
+          StageOp::create(into, loc, alloc.getType(), alloc, stages[c]).getResult());
+      map.map(alloc.getResult(), tiles.back());
+    }
+    SmallVector<Operation *> cloned;
     for (Operation &op : from.without_terminator())
-      into.clone(op, map);
+      cloned.push_back(into.clone(op, map));
     auto arrive =
         MBarrierArriveOp::create(into, loc, ring.barrier(into, loc, ring.empty, stages[c]));
-    if (!c)
+    // (Not in an overlapped loop: with copy c's release early, ptxas hoists
+    // copy c + 1's wait for its gemm above the rest of copy c's code, which
+    // then no longer runs under that gemm -- 4-6 % slower on the H200,
+    // docs/PERF.md session 9.)
+    bool early = !overlap && releaseEarly(arrive, cloned, tiles);
+    if (!c) {
       arrive0 = arrive;
+      early0 = early;
+    }
     if (!guarded || !c) {
       for (Operation *op = last ? last->getNextNode() : &to.front(); op != yield;
            op = op->getNextNode())
@@ -259,9 +348,11 @@ Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPe
 }
 
 /// The consumer side: a loop over the group's iterations (`group`: this
-/// thread's, from groupIndex). A stage is released when its iteration's
-/// computation is done -- one iteration later where a gemm accumulates into
-/// a carried value (it runs on while the next iteration starts; at most one
+/// thread's, from groupIndex). A stage is released once its iteration has
+/// read it -- after the first read of a gemm's result, which waits for the
+/// gemm (lastStageRead), so the code after the gemm runs while the producer
+/// refills the stage; one iteration later where a gemm accumulates into a
+/// carried value (it runs on while the next iteration starts; at most one
 /// is left pending).
 void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group) {
   Location loc = loop.getLoc();
@@ -316,8 +407,10 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   Value s = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), s32);
   Value parity = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), p32);
   MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, s), parity);
+  SmallVector<Value> tiles;
   for (AllocSharedOp alloc : body.allocs) {
     Value stage = StageOp::create(head, loc, alloc.getType(), alloc, s);
+    tiles.push_back(stage);
     alloc.getResult().replaceUsesWithIf(stage, [&](OpOperand &use) {
       return use.getOwner() != stage.getDefiningOp() &&
              serial->isProperAncestor(use.getOwner());
@@ -327,7 +420,12 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   auto [sNext, pNext] = ring.advanceCursor(tail, loc, s32, p32, loop.getGroups());
   to.getTerminator()->insertOperands(to.getTerminator()->getNumOperands(), {sNext, pNext});
   if (!lagged) {
-    MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
+    auto arrive = MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
+    SmallVector<Operation *> ops;
+    for (Operation &op : to.without_terminator())
+      if (&op != arrive && &op != arrive->getOperand(0).getDefiningOp())
+        ops.push_back(&op);
+    releaseEarly(arrive, ops, tiles);
   } else {
     // The previous iteration's stage, once its gemm is done (max_pending 1).
     Value previous = arith::IndexCastUIOp::create(tail, loc, tail.getIndexType(),

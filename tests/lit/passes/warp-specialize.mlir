@@ -519,3 +519,128 @@ tile.kernel @overlap_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile
   tile.return
 }
 
+
+// -----
+
+// A stage is released once its iteration has read it: after the first read
+// of the gemm's result (where distribute-fragments waits for the gemm), so
+// the code after it runs while the producer refills the stage -- unrolled
+// (two stages a group) and not (one stage a group: the next case).
+// CHECK-LABEL: tile.kernel @early_kernel
+// CHECK: } else {
+// CHECK: hopper.mbarrier_wait
+// CHECK-NEXT: %[[S0:.*]] = tile.stage
+// CHECK: %[[G0:.*]] = tile.gemm %[[S0]]
+// CHECK: %[[M0:.*]] = arith.maximumf %[[G0]]
+// CHECK-NEXT: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: arith.mulf %[[M0]]
+// CHECK: tile.store_tile
+// CHECK: hopper.mbarrier_wait
+// CHECK-NEXT: %[[S1:.*]] = tile.stage
+// CHECK: %[[G1:.*]] = tile.gemm %[[S1]]
+// CHECK: %[[M1:.*]] = arith.maximumf %[[G1]]
+// CHECK-NEXT: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: arith.mulf %[[M1]]
+// CHECK: tile.store_tile
+// CHECK: tile.yield
+tile.host @early(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @early_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @early_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %out[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %m = arith.maximumf %s, %z : tensor<64x64xf32>
+    %w = arith.mulf %m, %m : tensor<64x64xf32>
+    tile.store_tile %w, %o[%r, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  }
+  tile.return
+}
+
+// -----
+
+// CHECK-LABEL: tile.kernel @early_single_kernel
+// CHECK: } else {
+// CHECK: %[[G:.*]] = tile.gemm
+// CHECK: %[[M:.*]] = arith.maximumf %[[G]]
+// CHECK-NEXT: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: arith.mulf %[[M]]
+tile.host @early_single(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @early_single_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @early_single_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %out[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    %z = arith.constant dense<0.0> : tensor<64x64xf32>
+    %m = arith.maximumf %s, %z : tensor<64x64xf32>
+    %w = arith.mulf %m, %m : tensor<64x64xf32>
+    tile.store_tile %w, %o[%r, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+  }
+  tile.return
+}
+
+// -----
+
+// Where the gemm's result is first read under an if, which may not run
+// (and with it the wait for the gemm), the stage is released at the end.
+// CHECK-LABEL: tile.kernel @late_kernel
+// CHECK: } else {
+// CHECK: tile.gemm
+// CHECK-NEXT: tile.if
+// CHECK-NEXT: tile.store_tile
+// CHECK-NEXT: }
+// CHECK: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: tile.yield
+tile.host @late(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}, %c: i1 {tile.name = "c"}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @late_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n, %c) : (!tile.ptr<bf16>, !tile.ptr<f32>, index, i1) -> ()
+  tile.return
+}
+tile.kernel @late_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}, %c: i1 {tile.name = "c"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %out[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    tile.if %c {
+      tile.store_tile %s, %o[%r, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+      tile.yield
+    }
+  }
+  tile.return
+}
