@@ -72,20 +72,32 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
   return true;
 }
 
+/// Whether distribute-fragments makes `op` read the registers of its
+/// fragment operands -- waiting there for the gemm that writes them -- rather
+/// than rename them (reshape, transpose, broadcast), chain them into another
+/// gemm, or carry them: arith and math elementwise ops, stores, reductions.
+bool readsRegisters(Operation *op) {
+  if (llvm::isa<StoreTileOp, ReduceOp>(op))
+    return true;
+  StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+  return (ns == "arith" || ns == "math") && op->hasTrait<OpTrait::Elementwise>();
+}
+
 /// The op of `ops` (one copy of a pipelined body, at its top level, in
 /// order) after which the copy's stage may be released: the last one that
 /// reads a tile of `tiles` (or a view of one). A gemm's shared operands are
 /// read by the tensor cores until its result is first read, where
 /// distribute-fragments waits for it: for a gemm the op that counts is the
-/// first reading its result, which must read it itself (not only under an
-/// if, which may not run). Null where that does not hold or a gemm's result
-/// is not read in the copy: the stage is then released at the end.
+/// first reading its result's registers (readsRegisters; through reshapes,
+/// transposes and broadcasts of it), itself, not under an if that may not
+/// run. Null where that does not hold (or a gemm's result is not read in the
+/// copy): the stage is then released at the end.
 Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
   llvm::DenseSet<Value> shared(tiles.begin(), tiles.end());
-  auto readsShared = [&](Operation *op) {
+  auto uses = [](Operation *op, const llvm::DenseSet<Value> &values) {
     return op->walk([&](Operation *inner) {
                  for (Value v : inner->getOperands())
-                   if (shared.contains(v))
+                   if (values.contains(v))
                      return WalkResult::interrupt();
                  return WalkResult::advance();
                })
@@ -93,7 +105,7 @@ Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
   };
   Operation *last = nullptr;
   for (auto [i, op] : llvm::enumerate(ops)) {
-    if (!readsShared(op))
+    if (!uses(op, shared))
       continue;
     // Views of the tiles read them too.
     for (Value r : op->getResults())
@@ -102,20 +114,20 @@ Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
     Operation *done = op;
     if (auto gemm = llvm::dyn_cast<GemmOp>(op)) {
       done = nullptr;
+      llvm::DenseSet<Value> result{gemm.getResult()};
       for (Operation *later : ops.drop_front(i + 1)) {
-        bool direct = llvm::is_contained(later->getOperands(), gemm.getResult());
-        bool nested = !direct && later->walk([&](Operation *inner) {
-                                        return llvm::is_contained(inner->getOperands(),
-                                                                  gemm.getResult())
-                                                   ? WalkResult::interrupt()
-                                                   : WalkResult::advance();
-                                      }).wasInterrupted();
-        if (nested)
-          return nullptr;
-        if (direct) {
-          done = later;
-          break;
+        if (!uses(later, result))
+          continue;
+        bool direct = llvm::any_of(later->getOperands(),
+                                   [&](Value v) { return result.contains(v); });
+        if (direct && llvm::isa<ReshapeOp, TransposeOp, BroadcastOp>(later)) {
+          result.insert(later->getResult(0)); // the same registers, renamed
+          continue;
         }
+        if (!direct || !readsRegisters(later))
+          return nullptr;
+        done = later;
+        break;
       }
       if (!done)
         return nullptr;

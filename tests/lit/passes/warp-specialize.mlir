@@ -608,6 +608,44 @@ tile.kernel @early_single_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: 
 
 // -----
 
+// A gemm's result renamed (reshaped) first: the release follows the first
+// op that reads its registers.
+// CHECK-LABEL: tile.kernel @renamed_kernel
+// CHECK: } else {
+// CHECK: %[[G:.*]] = tile.gemm
+// CHECK-NEXT: %[[R:.*]] = tile.reshape %[[G]]
+// CHECK-NEXT: %[[T:.*]] = tile.reduce sum %[[R]]
+// CHECK-NEXT: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: tile.store_tile %[[T]]
+tile.host @renamed(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @renamed_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @renamed_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %c2 = arith.constant 2 : index
+  %o2 = tile.view %out[%c0] sizes(%n) strides(%c2) : !tile.ptr<f32> -> !tile.tensor<?x2xf32>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    %h = tile.reshape %s : tensor<64x64xf32> -> tensor<64x2x32xf32>
+    %t2 = tile.reduce sum %h axis 2 : tensor<64x2x32xf32> -> tensor<64x2xf32>
+    tile.store_tile %t2, %o2[%r, %c0] : tensor<64x2xf32>, !tile.tensor<?x2xf32>
+  }
+  tile.return
+}
+
+// -----
+
 // Where the gemm's result is first read under an if, which may not run
 // (and with it the wait for the gemm), the stage is released at the end.
 // CHECK-LABEL: tile.kernel @late_kernel
