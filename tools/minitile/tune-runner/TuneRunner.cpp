@@ -4,9 +4,11 @@
 // fill it (Init), then for each point: restore the tensors, launch once (a
 // point whose launch throws -- a require() that fails on this shape, too
 // much shared memory -- does not apply), download every tensor and group the
-// point with those that left the same contents, then time `warmup` launches
-// and the median of `reps` launches with CUDA events, each after 256 MB of
-// queued copying (a cold L2, as the benchmark times). Once all have run, the
+// point with those that left the same contents and launch it `warmup` times;
+// then the points take turns, 5 launches each a round, until each has `reps`
+// launches timed with CUDA events, each after 256 MB of queued copying (a
+// cold L2, as the benchmark times), and each point's median is its time (the
+// same drift of clock and power for every point). Once all have run, the
 // largest group is right (of equal ones, the earliest point's) and the
 // points of the others are wrong, disqualified. Prints a table of the
 // points and writes the winner to the table file.
@@ -281,12 +283,13 @@ std::string difference(const Spec &spec, const std::vector<TensorData> &tensors,
   return "";
 }
 
-/// Runs point `p` once from the initial contents, adds it to the group of
+/// Runs point `p` once from the initial contents and adds it to the group of
 /// points it agrees with (at most 4 groups; the largest is taken as right
-/// once every point has run), then times it. `note` says when it starts a
-/// group of its own.
-Result measure(const Spec &spec, int p, std::vector<TensorData> &tensors, const Call &call,
-               std::vector<Agreement> &groups, const Options &o, std::string &note) {
+/// once every point has run), then launches it `o.warmup` times. `note` says
+/// when it starts a group of its own. Ok (no time yet), or why it does not
+/// apply or is wrong.
+Result check(const Spec &spec, int p, std::vector<TensorData> &tensors, const Call &call,
+             std::vector<Agreement> &groups, const Options &o, std::string &note) {
   const Point &point = spec.points[p];
   for (size_t a = 0; a < tensors.size(); ++a)
     if (tensors[a].numel)
@@ -311,29 +314,36 @@ Result measure(const Spec &spec, int p, std::vector<TensorData> &tensors, const 
   } else {
     return {Result::Status::wrong, 0, "differs from every one of 4 other results"};
   }
-
   try {
-    // As minitile-bench and triton.testing.do_bench time: 256 MB of copying
-    // queued before each timed launch evicts the L2 cache and hides the
-    // launcher's host work.
-    static rt::DeviceBuffer<unsigned char> flush(size_t(256) << 20);
     for (int i = 0; i < o.warmup; ++i)
       point.launch(call);
     rt::synchronize();
+  } catch (const rt::Error &e) {
+    if (rt::losesContext(e.code()))
+      throw Fatal{e.what()};
+    return {Result::Status::notApplicable, 0, e.what()};
+  }
+  return {Result::Status::ok, 0, ""};
+}
+
+/// `n` launches of `point`, each timed with CUDA events (ms) and appended to
+/// `ms`. As minitile-bench and triton.testing.do_bench time: 256 MB of
+/// copying queued before each evicts the L2 cache and hides the launcher's
+/// host work. Throws Fatal where the CUDA context is lost.
+void timeLaunches(const Point &point, const Call &call, int n, std::vector<double> &ms) {
+  static rt::DeviceBuffer<unsigned char> flush(size_t(256) << 20);
+  try {
     rt::Timer timer;
-    std::vector<double> ms;
-    for (int i = 0; i < o.reps; ++i) {
+    for (int i = 0; i < n; ++i) {
       rt::copyDeviceToDevice(flush.ptr() + (size_t(128) << 20), flush.ptr(), size_t(128) << 20);
       timer.start();
       point.launch(call);
       ms.push_back(timer.stop());
     }
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    return {Result::Status::ok, ms[ms.size() / 2] * 1e3, ""};
   } catch (const rt::Error &e) {
     if (rt::losesContext(e.code()))
       throw Fatal{e.what()};
-    return {Result::Status::notApplicable, 0, e.what()};
+    throw;
   }
 }
 
@@ -431,7 +441,8 @@ const char kUsage[] =
     "usage: tune-runner [--out FILE] [--warmup N] [--reps N] [--rtol X] [--seed N]\n"
     "                   [--point-timeout S] [--skip POINT]...\n"
     "  Times every point on every shape (CUDA events: N warm-up launches, then the\n"
-    "  median of --reps launches) and writes the winner to FILE (default tuned.txt)\n"
+    "  median of --reps launches, the points taking turns 5 launches at a time) and\n"
+    "  writes the winner to FILE (default tuned.txt)\n"
     "  for `minitile compile --tuned FILE`. Defaults: --warmup 10 --reps 100\n"
     "  --rtol 1e-2 (how far results may differ between points) --seed 1 (the inputs)\n"
     "  --point-timeout 60. A point that faults (the CUDA context is lost) or takes\n"
@@ -672,32 +683,64 @@ int work(const Spec &spec, const Options &o, int progress) {
         }
       }
       std::vector<Agreement> groups;
+      std::vector<std::string> notes(spec.points.size());
+      auto fatal = [&](size_t p, const Fatal &f) {
+        std::fprintf(stderr, "tune-runner: #%zu (%s) on %s: %s\n", p,
+                     spec.points[p].params.c_str(), shape.name.c_str(), f.message.c_str());
+        return kFaulted;
+      };
+      for (size_t p = 0; p < spec.points.size(); ++p) {
+        if (spec.points[p].sameAs >= 0)
+          continue;
+        if (std::find(o.skip.begin(), o.skip.end(), int(p)) != o.skip.end()) {
+          results[p][s] = {Result::Status::failed, 0,
+                           "left out: it faulted or hung in an earlier attempt (--skip)"};
+          continue;
+        }
+        report(int(p));
+        try {
+          results[p][s] = check(spec, int(p), tensors, call, groups, o, notes[p]);
+        } catch (const Fatal &f) {
+          return fatal(p, f);
+        }
+        report(-1);
+      }
+      // The points take turns, kRound launches each a round, until each has
+      // o.reps: each sees the same drift of clock and power over the run
+      // (timed one after the other, a point late in the list lost 10-15 % to
+      // the same kernel early in it on the H200 at the 700 W cap:
+      // docs/PERF.md, session 9).
+      constexpr int kRound = 5;
+      std::vector<std::vector<double>> ms(spec.points.size());
+      for (int done = 0; done < o.reps; done += kRound)
+        for (size_t p = 0; p < spec.points.size(); ++p) {
+          if (spec.points[p].sameAs >= 0 || results[p][s].status != Result::Status::ok)
+            continue;
+          report(int(p));
+          try {
+            timeLaunches(spec.points[p], call, std::min(kRound, o.reps - done), ms[p]);
+          } catch (const Fatal &f) {
+            return fatal(p, f);
+          } catch (const rt::Error &e) {
+            results[p][s] = {Result::Status::notApplicable, 0, e.what()};
+          }
+          report(-1);
+        }
       for (size_t p = 0; p < spec.points.size(); ++p) {
         const Point &point = spec.points[p];
         if (point.sameAs >= 0)
           continue;
-        std::string note;
-        if (std::find(o.skip.begin(), o.skip.end(), int(p)) != o.skip.end()) {
-          results[p][s] = {Result::Status::failed, 0,
-                           "left out: it faulted or hung in an earlier attempt (--skip)"};
-        } else {
-          report(int(p));
-          try {
-            results[p][s] = measure(spec, int(p), tensors, call, groups, o, note);
-          } catch (const Fatal &f) {
-            std::fprintf(stderr, "tune-runner: #%zu (%s) on %s: %s\n", p, point.params.c_str(),
-                         shape.name.c_str(), f.message.c_str());
-            return kFaulted;
-          }
-          report(-1);
+        Result &r = results[p][s];
+        if (r.status == Result::Status::ok) {
+          std::nth_element(ms[p].begin(), ms[p].begin() + ms[p].size() / 2, ms[p].end());
+          r.us = ms[p][ms[p].size() / 2] * 1e3;
         }
-        const Result &r = results[p][s];
         std::printf("  %s  #%zu %s: %s%s\n", shape.name.c_str(), p, point.params.c_str(),
                     r.status == Result::Status::ok      ? microseconds(r.us).c_str()
                     : r.status == Result::Status::wrong  ? "WRONG"
                     : r.status == Result::Status::failed ? "left out (--skip)"
                                                          : "does not apply",
-                    note.c_str());
+                    notes[p].c_str());
         std::fflush(stdout);
       }
       judge(spec, tensors, groups, s, results, o);
