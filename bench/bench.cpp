@@ -285,10 +285,10 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   }
   minitile::rt::synchronize();
   std::vector<std::vector<double>> times(chosen.size());
-  for (int round = 0; round < (reps + kRound - 1) / kRound; ++round)
+  for (int done = 0; done < reps; done += kRound)
     for (size_t i = 0; i < chosen.size(); ++i) {
       std::function<void()> launch = launcher(*chosen[i]);
-      for (int r = 0; r < kRound; ++r)
+      for (int r = 0; r < std::min(kRound, reps - done); ++r)
         times[i].push_back(timedMs(launch));
     }
   for (size_t i = 0; i < chosen.size(); ++i) {
