@@ -29,6 +29,8 @@
 #include "indexer_fwd_pers_ov6.h"
 #include "indexer_fwd_pers_ov6_last.h"
 #include "indexer_fwd_pers_ov_b3.h"
+#include "indexer_fwd_pers_ov4_zz.h"
+#include "indexer_fwd_pers_ov6_zz.h"
 #include "indexer_fwd_pers_zz.h"
 #include "indexer_fwd_pers_zz_b3.h"
 #include "indexer_fwd_pers_noclean.h"
@@ -209,6 +211,8 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"persistent overlap s6", minitile::kernels::indexer_fwd_pers_ov6, false},
           {"pers overlap s6 last", minitile::kernels::indexer_fwd_pers_ov6_last, false},
           {"pers overlap s6 3 buf", minitile::kernels::indexer_fwd_pers_ov_b3, false},
+          {"pers overlap s4 zigzag", minitile::kernels::indexer_fwd_pers_ov4_zz, false},
+          {"pers overlap s6 zigzag", minitile::kernels::indexer_fwd_pers_ov6_zz, false},
           // The longest first, every second round of blocks reversed.
           {"persistent zigzag", minitile::kernels::indexer_fwd_pers_zz, false},
           {"pers zigzag 3 buf", minitile::kernels::indexer_fwd_pers_zz_b3, false}};

@@ -273,6 +273,27 @@ def Hopper_NamedBarrierOp : Hopper_Op<"named_barrier", "namedBarriers"> {
   let hasVerifier = 1;
 }
 
+def Hopper_WarpSyncOp : Hopper_Op<"warp_sync", "namedBarriers"> {
+  let summary = "bar.warp.sync: the warp's lanes meet; ptxas moves no wait across it";
+  let description = [{
+    Every lane of the warp must reach it (it is placed only where the warp
+    is converged: the top level of a warpgroup's loop body). Beside
+    ordering the lanes, it is an edge ptxas schedules nothing across: a
+    warpgroup's wgmma wait after it stays after it. tile-warp-specialize
+    puts one before each copy's code after its gemm in an overlapped loop,
+    so that the next copy's wait for its gemm is not hoisted above the
+    previous copy's code (which would then no longer run under that gemm).
+
+    ```mlir
+    tile.kernel @sync() attributes {block = array<i32: 128, 1, 1>} {
+      hopper.warp_sync
+      tile.return
+    }
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Hopper_ElectOneOp : Hopper_Op<"elect_one", "elect"> {
   let summary = "true in one lane of the warp (elect.sync)";
   let description = [{

@@ -218,6 +218,17 @@ struct NamedBarrierLowering : ConvertOpToLLVMPattern<hopper::NamedBarrierOp> {
   }
 };
 
+struct WarpSyncLowering : ConvertOpToLLVMPattern<hopper::WarpSyncOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::WarpSyncOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value all = i32(rewriter, op.getLoc(), -1);
+    rewriter.replaceOpWithNewOp<NVVM::SyncWarpOp>(op, all);
+    return success();
+  }
+};
+
 struct ElectOneLowering : ConvertOpToLLVMPattern<hopper::ElectOneOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -434,7 +445,7 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
                MBarrierInitLowering, MBarrierArriveLowering, MBarrierExpectTxLowering,
                MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
                FenceProxyAsyncLowering, ReplaceWith<tile::BarrierOp, NVVM::BarrierOp>,
-               NamedBarrierLowering, ElectOneLowering, SetMaxNRegLowering, SharedAtomicLowering,
+               NamedBarrierLowering, WarpSyncLowering, ElectOneLowering, SetMaxNRegLowering, SharedAtomicLowering,
                ShuffleXorLowering, ShuffleIdxLowering,
                ShuffleByLowering<tile::ShuffleUpOp, NVVM::ShflKind::up, 0>,
                ShuffleByLowering<tile::ShuffleDownOp, NVVM::ShflKind::down, 0x1f>, VoteLowering,

@@ -165,8 +165,7 @@ bool releaseEarly(MBarrierArriveOp arrive, ArrayRef<Operation *> ops, ArrayRef<V
 /// `overlap` (not guarded; the body as overlapHead needs): copy c's gemm
 /// starts before copy c - 1's code after its gemm, which then runs while the
 /// tensor cores work on it (at most two gemms' registers live). A copy
-/// releases its stage once it has read it (releaseEarly), except in an
-/// overlapped loop, where it releases it at its end.
+/// releases its stage once it has read it (releaseEarly).
 ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, OpBuilder &b,
                         Value lb, Value ub, Value step, ArrayRef<Value> stages,
                         ValueRange parities, bool guarded, bool overlap) {
@@ -225,11 +224,7 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
       cloned.push_back(into.clone(op, map));
     auto arrive =
         MBarrierArriveOp::create(into, loc, ring.barrier(into, loc, ring.empty, stages[c]));
-    // (Not in an overlapped loop: with copy c's release early, ptxas hoists
-    // copy c + 1's wait for its gemm above the rest of copy c's code, which
-    // then no longer runs under that gemm -- 4-6 % slower on the H200,
-    // docs/PERF.md session 9.)
-    bool early = !overlap && releaseEarly(arrive, cloned, tiles);
+    bool early = releaseEarly(arrive, cloned, tiles);
     if (!c) {
       arrive0 = arrive;
       early0 = early;
@@ -284,6 +279,19 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
       if (heads[c].contains(op))
         op->moveBefore(rest);
   }
+  // Each copy's code after its gemm (but the first's) starts with a warp
+  // sync, which ptxas moves no wgmma wait across: copy c's wait for its gemm
+  // stays after copy c - 1's code. (Without it, where a copy releases its
+  // stage early, ptxas hoists the wait above the rest of copy c - 1's code,
+  // which then no longer runs under the gemm: 4-6 % slower on the H200,
+  // docs/PERF.md session 9.)
+  for (int64_t c = 1; c < unroll; ++c)
+    for (Operation *op : copies[c])
+      if (!heads[c].contains(op)) {
+        OpBuilder before(op);
+        WarpSyncOp::create(before, loc);
+        break;
+      }
   return serial;
 }
 

@@ -233,14 +233,16 @@ TEST(IndexerFwd, PersistentShapesAndWindows) {
   // as many KV stages as warpgroups (2 and 3), which hung when the
   // warpgroups took the tiles of each item afresh; three item buffers (the
   // producer fetching an item's tiles before the previous item's KV tiles);
-  // the zigzag order (every second round of blocks reversed).
+  // the zigzag order (every second round of blocks reversed); two groups
+  // each overlapping its next gemm with this tile's epilogue.
   for (auto launch : {&minitile::kernels::indexer_fwd_persistent_h64_d128,
                       &minitile::kernels::indexer_fwd_wide_persistent_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_s2w2_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_s3w3_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_b3_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_b3w2_h64_d128,
-                      &minitile::kernels::indexer_fwd_persistent_zigzag_h64_d128})
+                      &minitile::kernels::indexer_fwd_persistent_zigzag_h64_d128,
+                      &minitile::kernels::indexer_fwd_overlap_persistent_h64_d128})
     for (int64_t S : {1, 3, 17, 1000, 4099})
       for (int64_t T : {0, 257, 1025})
         for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty}) {

@@ -473,8 +473,10 @@ tile.kernel @nested_groups_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: i
 
 // With `overlap`, each group's unrolled iterations that run every copy go
 // first, in a loop whose copy c starts its gemm before copy c - 1's code
-// after its gemm (g0 g1 e0 e1: the tensor cores work on g1 during e0); the
-// rest (fewer than the copies) follow in the guarded loop.
+// after its gemm (g0 g1 e0 e1: the tensor cores work on g1 during e0), each
+// releasing its stage once read; e1 starts with a warp sync (which keeps
+// ptxas from hoisting e1's wait for g1 above e0); the rest (fewer than the
+// copies) follow in the guarded loop.
 // CHECK-LABEL: tile.kernel @overlap_kernel
 // CHECK: } else {
 // CHECK: %[[WHOLE:.*]] = arith.subi %n, %{{.*}}
@@ -489,6 +491,8 @@ tile.kernel @nested_groups_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: i
 // CHECK: tile.store_tile %[[G0]]
 // CHECK-NEXT: hopper.mbarrier_of
 // CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: hopper.warp_sync
+// CHECK-NOT: hopper.warp_sync
 // CHECK: tile.store_tile %[[G1]]
 // CHECK: hopper.mbarrier_arrive
 // CHECK: tile.yield
