@@ -72,6 +72,7 @@
 #include <string>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -256,8 +257,18 @@ struct IndexerInputs {
   }
 };
 
+/// What the indexer's variants are measured against in their own rounds
+/// (cuBLAS's GEMM): timed in turn with them, it sees the same clock and
+/// power, so each variant's ratio to it compares like with like.
+struct Reference {
+  const char *name;
+  std::function<void()> launch;
+  double flop;
+};
+
 void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D = 128,
-                  std::vector<IndexerVariant> variants = h64d128Variants()) {
+                  std::vector<IndexerVariant> variants = h64d128Variants(),
+                  const Reference *reference = nullptr) {
   IndexerInputs in(S, T, ratio, H, D);
   double flop = in.flop;
   // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it;
@@ -282,26 +293,43 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
         minitile::kernels::clean_logits(S, T, in.logits.get(), in.ks.get(), in.ke.get());
     });
   };
-  for (const IndexerVariant *v : chosen) {
-    std::function<void()> launch = launcher(*v);
+  // Entry i < chosen.size() is variant i; the last, the reference if any.
+  std::vector<std::function<void()>> launches;
+  for (const IndexerVariant *v : chosen)
+    launches.push_back(launcher(*v));
+  if (reference)
+    launches.push_back(reference->launch);
+  for (auto &launch : launches)
     for (int i = 0; i < 5; ++i)
       launch();
-  }
   minitile::rt::synchronize();
-  std::vector<std::vector<double>> times(chosen.size());
-  for (int done = 0; done < reps; done += kRound)
-    for (size_t i = 0; i < chosen.size(); ++i) {
-      std::function<void()> launch = launcher(*chosen[i]);
+  // Each round starts one entry later than the one before, so that no
+  // entry always runs just after the same one (cuBLAS draws the most power).
+  std::vector<std::vector<double>> times(launches.size());
+  size_t n = launches.size();
+  for (int done = 0, round = 0; done < reps; done += kRound, ++round)
+    for (size_t k = 0; k < n; ++k) {
+      size_t i = (k + round) % n;
       for (int r = 0; r < std::min(kRound, reps - done); ++r)
-        times[i].push_back(timedMs(launch));
+        times[i].push_back(timedMs(launches[i]));
     }
+  double referenceTflops = 0;
+  if (reference) {
+    double ms = median(times.back());
+    referenceTflops = reference->flop / ms / 1e9;
+    std::printf("%-24s (timed in turn with the variants below) | %8.3f ms | %6.1f TFLOP/s\n",
+                reference->name, ms, referenceTflops);
+  }
   for (size_t i = 0; i < chosen.size(); ++i) {
     const IndexerVariant &v = *chosen[i];
     double ms = median(times[i]);
     std::printf("%-24s S=%6lld S_kv=%6lld ratio=%lld H=%lld D=%lld | %8.3f ms | %6.1f "
-                "useful TFLOP/s\n",
+                "useful TFLOP/s",
                 v.name, (long long)S, (long long)T, (long long)ratio, (long long)H,
                 (long long)D, ms, flop / ms / 1e9);
+    if (reference)
+      std::printf(" | %5.1f %%", 100.0 * flop / ms / 1e9 / referenceTflops);
+    std::printf("\n");
     if (i == 0)
       std::printf("%-24s one call returns after %.1f us on the host (checks, tensor maps, "
                   "launch)\n", "  launcher", launchOverheadUs(launcher(v)));
@@ -751,17 +779,27 @@ int main(int argc, char **argv) {
     }
     if (what == "indexer" || what == "all") {
       // cuBLAS in this process and harness, beside the peers' do_bench figure.
+      // Also timed in turn with each shape's variants (their ratio to it
+      // under the same clock and power); MINITILE_BENCH_CUBLAS_TURNS=0 leaves
+      // it out of the rounds.
       minitile::bench::CublasGemm gemm;
+      std::optional<CublasInputs> in;
+      std::optional<Reference> reference;
       if (gemm.available()) {
-        CublasInputs in(8192);
+        in.emplace(8192);
         std::printf("cuBLAS bf16 GEMM 8192^3 (this harness): %.1f TFLOP/s\n",
-                    cublasTflops(gemm, in));
+                    cublasTflops(gemm, *in));
+        const char *turns = std::getenv("MINITILE_BENCH_CUBLAS_TURNS");
+        if (!turns || std::strcmp(turns, "0") != 0)
+          reference = Reference{"cuBLAS bf16 8192^3", [&] { in->run(gemm); },
+                                2.0 * 8192 * 8192 * 8192};
       } else {
         std::printf("cuBLAS not available here (%s)\n", gemm.why().c_str());
       }
+      const Reference *ref = reference ? &*reference : nullptr;
       for (int64_t S : lengths)
-        benchIndexer(S, S / 4, 4);
-      benchIndexer(4096, 4096, 1); // the peers' ratio-1 case
+        benchIndexer(S, S / 4, 4, 64, 128, h64d128Variants(), ref);
+      benchIndexer(4096, 4096, 1, 64, 128, h64d128Variants(), ref); // the peers' ratio-1 case
     }
     if (what == "shapes" || what == "all") {
       // GLM-5's 32 heads and a head dimension of 256, shipped and persistent.
