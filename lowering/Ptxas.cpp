@@ -1,12 +1,15 @@
 //===- Ptxas.cpp - PTX -> cubin through the CUDA toolkit's ptxas -----------===//
 #include "lowering/Stages.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #ifndef MINITILE_PTXAS
@@ -40,6 +43,47 @@ std::string slurp(llvm::StringRef path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   return buffer ? (*buffer)->getBuffer().str() : std::string();
 }
+/// The number just before `unit` in `line` ("... 8 bytes spill stores"),
+/// or -1.
+int64_t numberBefore(llvm::StringRef line, llvm::StringRef unit) {
+  size_t at = line.find(unit);
+  if (at == llvm::StringRef::npos)
+    return -1;
+  llvm::StringRef head = line.take_front(at).rtrim();
+  size_t start = head.find_last_not_of("0123456789");
+  int64_t n = -1;
+  if (head.drop_front(start == llvm::StringRef::npos ? 0 : start + 1).getAsInteger(10, n))
+    return -1;
+  return n;
+}
+
+/// Takes the registers, spills and stack of ptxas -v's report (`text`) into
+/// `result`, the most over its functions; returns the other lines (the
+/// errors and warnings).
+std::string readReport(const std::string &text, PtxasResult &result) {
+  std::string rest;
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(text).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (llvm::StringRef line : lines) {
+    bool report = line.starts_with("ptxas info") || line.contains("bytes stack frame") ||
+                  line.contains("bytes spill");
+    if (!report) {
+      rest += line.str() + "\n";
+      continue;
+    }
+    auto most = [&](int64_t &field, llvm::StringRef unit) {
+      int64_t n = numberBefore(line, unit);
+      field = std::max(field, n);
+    };
+    int64_t registers = result.registers;
+    most(registers, " registers");
+    result.registers = int(registers);
+    most(result.spillStoreBytes, " bytes spill stores");
+    most(result.spillLoadBytes, " bytes spill loads");
+    most(result.stackBytes, " bytes stack frame");
+  }
+  return rest;
+}
 } // namespace
 
 PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
@@ -69,7 +113,7 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
     }
   }
   std::string arch = "-arch=" + target.arch;
-  llvm::SmallVector<llvm::StringRef> args{ptxas, arch, "-O3"};
+  llvm::SmallVector<llvm::StringRef> args{ptxas, arch, "-O3", "-v"};
   args.append({in.path.str(), "-o", out.path.str()});
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path.str(),
                                                 log.path.str()};
@@ -80,7 +124,7 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
     result.log = "cannot run '" + ptxas + "': " + launchError;
     return result;
   }
-  result.log = slurp(log.path);
+  result.log = readReport(slurp(log.path), result);
   if (rc != 0) {
     if (result.log.empty())
       result.log = "'" + ptxas + "' " +

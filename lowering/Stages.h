@@ -67,7 +67,12 @@ std::string printLLVMIR(const llvm::Module &module);
 struct PtxasResult {
   bool ok = false;
   std::vector<char> cubin;
-  std::string log; // ptxas's messages (with -v: registers, spills)
+  std::string log; // on failure, ptxas's errors (its -v report left out)
+  // From ptxas -v, the most over the module's kernels:
+  int registers = 0;          // registers a thread
+  int64_t spillStoreBytes = 0; // bytes a thread spills to local memory
+  int64_t spillLoadBytes = 0;  // ... and loads back
+  int64_t stackBytes = 0;      // stack frame a thread
 };
 
 /// The ptxas this build found ("" without the CUDA toolkit); MINITILE_PTXAS

@@ -119,6 +119,16 @@ std::string describeParams(const CompileRequest &request) {
   return text;
 }
 
+std::string describeSpills(const CompileResult &result) {
+  int64_t total = result.spillStoreBytes + result.spillLoadBytes;
+  if (!total)
+    return "";
+  return "spills " + std::to_string(total) + " bytes a thread to local memory (" +
+         std::to_string(result.spillStoreBytes) + " stored, " +
+         std::to_string(result.spillLoadBytes) + " loaded; ptxas -v, " +
+         std::to_string(result.registers) + " registers)";
+}
+
 CompileResult compile(const CompileRequest &request) {
   CompileResult result;
   const Target *target = Target::get(request.arch);
@@ -245,6 +255,9 @@ CompileResult compile(const CompileRequest &request) {
     }
     image = std::move(assembled.cubin);
     isCubin = true;
+    result.registers = assembled.registers;
+    result.spillStoreBytes = assembled.spillStoreBytes;
+    result.spillLoadBytes = assembled.spillLoadBytes;
   }
   if (request.emit == Emit::cubin) {
     result.binary = std::move(image);

@@ -33,7 +33,17 @@ struct CompileResult {
   std::vector<char> binary; // cubin; for cpp, the image the launcher embeds
   LauncherSource launcher;  // cpp
   std::vector<LauncherArgument> arguments; // cpp: the launcher's arguments
+  // cubin and cpp (when ptxas ran): what ptxas reports, the most over the
+  // module's kernels -- registers a thread, and bytes a thread spills to
+  // local memory (stores and loads; 0 is what a fast kernel needs).
+  int registers = 0;
+  int64_t spillStoreBytes = 0, spillLoadBytes = 0;
 };
+
+/// "" if `result` spills nothing, else one line saying how much
+/// ("spills 24 bytes a thread to local memory (16 stored, 8 loaded; ptxas
+/// -v, 255 registers)").
+std::string describeSpills(const CompileResult &result);
 
 /// Instantiates the generator with the parameters and runs the pipeline as
 /// far as `emit` needs. Never throws; errors come back in the result.

@@ -34,6 +34,14 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// Says on stderr that a kernel spills (it compiles; a fast kernel must not).
+void warnSpills(const CompileRequest &request, const CompileResult &result) {
+  std::string spills = describeSpills(result);
+  if (!spills.empty())
+    std::cerr << "minitile: warning: " << request.kernel << " (" << describeParams(request)
+              << ") " << spills << "\n";
+}
+
 /// A file written in full or not at all: the text goes to a temporary file
 /// beside `path`, renamed over it on commit and removed otherwise.
 ///
@@ -215,6 +223,7 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
       CompileResult r = compile(one);
       if (!r.ok)
         return fail(r.error);
+      warnSpills(one, r);
       // The sizes of each shape the variant won on (the scalars a tuning
       // also records do not choose).
       std::vector<std::vector<std::pair<std::string, int64_t>>> shapes;
@@ -249,6 +258,8 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
     result.ok = true;
   } else {
     result = compile(request);
+    if (result.ok)
+      warnSpills(request, result);
   }
   if (!result.ok)
     return fail(result.error);
@@ -378,6 +389,9 @@ int run(int argc, char **argv) {
   tuneCmd->add_option("-o,--output", tuneRequest.output,
                       "the directory to write (new, or one minitile tune wrote)")
       ->required();
+  tuneCmd->add_flag("--allow-spills", tuneRequest.allowSpills,
+                    "time points whose kernels spill registers to local memory too (by "
+                    "default they are left out, each with a note)");
 
   try {
     app.parse(argc, argv);

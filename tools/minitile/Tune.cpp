@@ -657,6 +657,10 @@ std::string tuneCommand(const TuneRequest &request) {
     std::string why = result.error;
     if (result.ok && !points.empty() && !sameArguments(points.front().arguments, result.arguments))
       why = "its arguments differ from those of the first point (" + points.front().params + ")";
+    // A kernel that spills is slow by construction: not worth timing (and
+    // a winner by luck would be a poor table line).
+    if (result.ok && why.empty() && !request.allowSpills && !describeSpills(result).empty())
+      why = "it " + describeSpills(result) + " (--allow-spills keeps it)";
     if (!why.empty()) {
       // Not fatal: a point the generator rejects is left out.
       if (why.rfind("error: ", 0) == 0)
@@ -683,7 +687,7 @@ std::string tuneCommand(const TuneRequest &request) {
     points.push_back(std::move(point));
   }
   if (points.empty())
-    return "no point of the space compiles (the first: " + firstRejection + ")";
+    return "no point of the space is left to time (the first left out: " + firstRejection + ")";
   double compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -17,6 +17,7 @@ struct TuneRequest {
   std::string arch = "sm_90a";
   std::string output;      // -o DIR
   std::string commandLine; // as typed, for the runner's table
+  bool allowSpills = false; // --allow-spills: keep points whose kernels spill
 };
 
 /// `minitile tune`: compiles every point of the space and writes the
