@@ -677,7 +677,7 @@ std::string tuneCommand(const TuneRequest &request) {
     point.image = std::move(result.binary);
     for (size_t k = 0; k < points.size(); ++k)
       if (points[k].sameAs < 0 && points[k].image == point.image) {
-        point.sameAs = int(points[k].index);
+        point.sameAs = int(k);
         point.launcher = {};
         break;
       }
