@@ -234,7 +234,9 @@ TEST(IndexerFwd, PersistentShapesAndWindows) {
   // warpgroups took the tiles of each item afresh; three item buffers (the
   // producer fetching an item's tiles before the previous item's KV tiles);
   // the zigzag order (every second round of blocks reversed); two groups
-  // each overlapping its next gemm with this tile's epilogue.
+  // each overlapping its next gemm with this tile's epilogue, with two and
+  // three stages a group (two: the H200 tune table's kernel at S = 16384
+  // and 65536).
   for (auto launch : {&minitile::kernels::indexer_fwd_persistent_h64_d128,
                       &minitile::kernels::indexer_fwd_wide_persistent_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_s2w2_h64_d128,
@@ -242,7 +244,8 @@ TEST(IndexerFwd, PersistentShapesAndWindows) {
                       &minitile::kernels::indexer_fwd_persistent_b3_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_b3w2_h64_d128,
                       &minitile::kernels::indexer_fwd_persistent_zigzag_h64_d128,
-                      &minitile::kernels::indexer_fwd_overlap_persistent_h64_d128})
+                      &minitile::kernels::indexer_fwd_overlap_persistent_h64_d128,
+                      &minitile::kernels::indexer_fwd_overlap_s4_persistent_h64_d128})
     for (int64_t S : {1, 3, 17, 1000, 4099})
       for (int64_t T : {0, 257, 1025})
         for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty}) {
