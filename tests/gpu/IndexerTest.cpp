@@ -226,26 +226,13 @@ TEST(IndexerFwd, ShapesAndWindows) {
       }
 }
 
-TEST(IndexerFwd, PersistentShapesAndWindows) {
-  // One block per multiprocessor, each walking many query blocks (S = 4099:
-  // 2050 of them), the longest causal windows first.
-  // Two queries a block (the default at 64 heads) and four (256 columns);
-  // as many KV stages as warpgroups (2 and 3), which hung when the
-  // warpgroups took the tiles of each item afresh; three item buffers (the
-  // producer fetching an item's tiles before the previous item's KV tiles);
-  // the zigzag order (every second round of blocks reversed); two groups
-  // each overlapping its next gemm with this tile's epilogue, with two and
-  // three stages a group (two: the H200 tune table's kernel at S = 16384
-  // and 65536).
-  for (auto launch : {&minitile::kernels::indexer_fwd_persistent_h64_d128,
-                      &minitile::kernels::indexer_fwd_wide_persistent_h64_d128,
-                      &minitile::kernels::indexer_fwd_persistent_s2w2_h64_d128,
-                      &minitile::kernels::indexer_fwd_persistent_s3w3_h64_d128,
-                      &minitile::kernels::indexer_fwd_persistent_b3_h64_d128,
-                      &minitile::kernels::indexer_fwd_persistent_b3w2_h64_d128,
-                      &minitile::kernels::indexer_fwd_persistent_zigzag_h64_d128,
-                      &minitile::kernels::indexer_fwd_overlap_persistent_h64_d128,
-                      &minitile::kernels::indexer_fwd_overlap_s4_persistent_h64_d128})
+namespace {
+
+using PersistentLaunch = decltype(&minitile::kernels::indexer_fwd_persistent_h64_d128);
+
+/// Each launcher on ragged sizes, with windows of every kind.
+void checkPersistent(std::initializer_list<PersistentLaunch> launchers) {
+  for (auto launch : launchers)
     for (int64_t S : {1, 3, 17, 1000, 4099})
       for (int64_t T : {0, 257, 1025})
         for (Windows w : {Windows::causal1, Windows::causal4, Windows::random, Windows::empty}) {
@@ -255,6 +242,33 @@ TEST(IndexerFwd, PersistentShapesAndWindows) {
                   launch(S, T, q, kv, wt, ks, ke, out, nullptr);
                 }), false);
         }
+}
+
+} // namespace
+
+TEST(IndexerFwd, PersistentShapesAndWindows) {
+  // One block per multiprocessor, each walking many query blocks (S = 4099:
+  // 2050 of them), the longest causal windows first.
+  // Two queries a block (the default at 64 heads) and four (256 columns);
+  // as many KV stages as warpgroups (2 and 3), which hung when the
+  // warpgroups took the tiles of each item afresh; three item buffers (the
+  // producer fetching an item's tiles before the previous item's KV tiles);
+  // the zigzag order (every second round of blocks reversed).
+  checkPersistent({&minitile::kernels::indexer_fwd_persistent_h64_d128,
+                   &minitile::kernels::indexer_fwd_wide_persistent_h64_d128,
+                   &minitile::kernels::indexer_fwd_persistent_s2w2_h64_d128,
+                   &minitile::kernels::indexer_fwd_persistent_s3w3_h64_d128,
+                   &minitile::kernels::indexer_fwd_persistent_b3_h64_d128,
+                   &minitile::kernels::indexer_fwd_persistent_b3w2_h64_d128,
+                   &minitile::kernels::indexer_fwd_persistent_zigzag_h64_d128});
+}
+
+TEST(IndexerFwd, PersistentOverlappedShapesAndWindows) {
+  // Two groups each starting its next gemm before this tile's epilogue,
+  // releasing each stage once read: three stages a group and two (the H200
+  // tune table's kernel at S = 16384 and 65536).
+  checkPersistent({&minitile::kernels::indexer_fwd_overlap_persistent_h64_d128,
+                   &minitile::kernels::indexer_fwd_overlap_s4_persistent_h64_d128});
 }
 
 TEST(IndexerFwd, TunedByShape) {
