@@ -20,7 +20,8 @@
 //          carried: each copy of the body then has a fixed stage; with the
 //          loop's `overlap`, the unrolled iterations that run every copy come
 //          first, each copy's gemm started before the previous copy's code
-//          after its gemm). A pipelined loop nested in one of one group (a
+//          after its gemm, which a hopper.warp_sync keeps in place). A
+//          pipelined loop nested in one of one group (a
 //          prefetching persistent loop) gets a ring of its own; its copies and
 //          the fills go to warp `aux` (the first warp the nested loops leave
 //          idle, else the last), which issues the outer iteration's copies as

@@ -18,7 +18,7 @@ namespace minitile {
 /// Hardware features that some operations need.
 enum class Feature : unsigned {
   mbarrier,      // mbarrier objects in shared memory (sm_80)
-  namedBarriers, // bar.sync with an id and a thread count (all)
+  namedBarriers, // bar.sync with an id and a thread count, bar.warp.sync (all)
   tma,           // tensor-memory accelerator, mbarrier transactions, async proxy fences (sm_90)
   elect,         // elect.sync (sm_90)
   clusters,      // thread-block clusters (sm_90)
