@@ -250,9 +250,11 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
   // its gemm: g0 g1 e0 g2 e1 ... (each e reading its gemm waits for all
   // but the one started after it).
   SmallVector<llvm::SetVector<Operation *>> heads(unroll);
+  SmallVector<Operation *> rests(unroll); // each copy's first op after its head
   for (int64_t c = 0; c < unroll; ++c) {
     [[maybe_unused]] bool starts = overlapHead(copies[c], heads[c]);
     assert(starts && "a copy starts as the body does (buildUnrolledConsumer checked it)");
+    rests[c] = *llvm::find_if(copies[c], [&](Operation *op) { return !heads[c].contains(op); });
   }
   // Each copy as its head, then the rest.
   for (int64_t c = 0; c < unroll; ++c) {
@@ -267,31 +269,20 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
       }
     }
   }
-  for (int64_t c = 1; c < unroll; ++c) {
-    // Copy c - 1's first op after its head.
-    Operation *rest = nullptr;
-    for (Operation *op : copies[c - 1])
-      if (!heads[c - 1].contains(op)) {
-        rest = op;
-        break;
-      }
+  for (int64_t c = 1; c < unroll; ++c)
     for (Operation *op : copies[c])
       if (heads[c].contains(op))
-        op->moveBefore(rest);
-  }
+        op->moveBefore(rests[c - 1]);
   // Each copy's code after its gemm (but the first's) starts with a warp
   // sync, which ptxas moves no wgmma wait across: copy c's wait for its gemm
   // stays after copy c - 1's code. (Without it, where a copy releases its
   // stage early, ptxas hoists the wait above the rest of copy c - 1's code,
   // which then no longer runs under the gemm: 4-6 % slower on the H200,
   // docs/PERF.md session 9.)
-  for (int64_t c = 1; c < unroll; ++c)
-    for (Operation *op : copies[c])
-      if (!heads[c].contains(op)) {
-        OpBuilder before(op);
-        WarpSyncOp::create(before, loc);
-        break;
-      }
+  for (int64_t c = 1; c < unroll; ++c) {
+    OpBuilder before(rests[c]);
+    WarpSyncOp::create(before, loc);
+  }
   return serial;
 }
 
