@@ -286,17 +286,14 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   for (auto &v : variants)
     if (!only || std::strstr(v.name, only))
       chosen.push_back(&v);
-  auto launcher = [&](const IndexerVariant &v) {
-    return std::function<void()>([&] {
-      in.run(v.fn);
-      if (v.unfused)
-        minitile::kernels::clean_logits(S, T, in.logits.get(), in.ks.get(), in.ke.get());
-    });
-  };
   // Entry i < chosen.size() is variant i; the last, the reference if any.
   std::vector<std::function<void()>> launches;
   for (const IndexerVariant *v : chosen)
-    launches.push_back(launcher(*v));
+    launches.push_back([&in, v, S, T] {
+      in.run(v->fn);
+      if (v->unfused)
+        minitile::kernels::clean_logits(S, T, in.logits.get(), in.ks.get(), in.ke.get());
+    });
   if (reference)
     launches.push_back(reference->launch);
   for (auto &launch : launches)
@@ -332,7 +329,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
     std::printf("\n");
     if (i == 0)
       std::printf("%-24s one call returns after %.1f us on the host (checks, tensor maps, "
-                  "launch)\n", "  launcher", launchOverheadUs(launcher(v)));
+                  "launch)\n", "  launcher", launchOverheadUs(launches[i]));
   }
 }
 
