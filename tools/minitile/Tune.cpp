@@ -659,8 +659,9 @@ std::string tuneCommand(const TuneRequest &request) {
       why = "its arguments differ from those of the first point (" + points.front().params + ")";
     // A kernel that spills is slow by construction: not worth timing (and
     // a winner by luck would be a poor table line).
-    if (result.ok && why.empty() && !request.allowSpills && !describeSpills(result).empty())
-      why = "it " + describeSpills(result) + " (--allow-spills keeps it)";
+    if (std::string spills = describeSpills(result);
+        result.ok && why.empty() && !request.allowSpills && !spills.empty())
+      why = "it " + spills + " (--allow-spills keeps it)";
     if (!why.empty()) {
       // Not fatal: a point the generator rejects is left out.
       if (why.rfind("error: ", 0) == 0)
