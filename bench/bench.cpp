@@ -24,6 +24,8 @@
 #include "indexer_fwd_tuned.h"
 #include "indexer_fwd_pers_q4.h"
 #include "indexer_fwd_pers_b3.h"
+#include "indexer_fwd_pers_b2_ov_zz.h"
+#include "indexer_fwd_b2.h"
 #include "indexer_fwd_ov.h"
 #include "indexer_fwd_pers_ov4.h"
 #include "indexer_fwd_pers_ov6.h"
@@ -216,6 +218,8 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"pers overlap s6 zigzag", minitile::kernels::indexer_fwd_pers_ov6_zz, false},
           // The longest first, every second round of blocks reversed.
           {"persistent zigzag", minitile::kernels::indexer_fwd_pers_zz, false},
+          {"pers 2/SM overlap zz", minitile::kernels::indexer_fwd_pers_b2_ov_zz, false},
+          {"2 blocks/SM last first", minitile::kernels::indexer_fwd_b2, false},
           {"pers zigzag 3 buf", minitile::kernels::indexer_fwd_pers_zz_b3, false}};
 }
 

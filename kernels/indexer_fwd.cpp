@@ -52,6 +52,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                       "relu, weights and head sum, which then run under it (two 64 x N "
                       "accumulators a thread: for warpgroups=2)"};
 
+  Param<int> blocksPerSM{"blocks_per_sm", 1, 1, 4,
+                         "blocks a multiprocessor holds at once (persistent: the grid is "
+                         "that many times the multiprocessors), each with its share of the "
+                         "shared memory and registers, so that one block's start and end, "
+                         "or its items' (persistent), run beside the others' tiles"};
+
   Param<int> itemBuffers{"item_buffers", 2, 2, 3,
                          "persistent: buffers of each item's query tile, weights and bounds, "
                          "which a producer warp of their own fetches (with the -inf fill) as "
@@ -79,7 +85,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                   itemBytes = int64_t(N) * D * 2 + align(int64_t(N) * 4) +
                               2 * align(int64_t(std::max(BQ, 4)) * 4),
                   queryBytes = persistent ? itemBuffers * itemBytes : int64_t(N) * D * 2;
-    const int64_t budget = k.target().sharedMemoryPerBlock - 8 * 1024;
+    // (With blocks_per_sm blocks on a multiprocessor, each takes its share
+    // of its shared memory: one block's most and 1 KiB the system keeps a
+    // block, as on sm_80 and sm_90.)
+    const int nBlocks = blocksPerSM;
+    const int64_t perBlock = (k.target().sharedMemoryPerBlock + 1024) / nBlocks - 1024;
+    const int64_t budget = perBlock - 8 * 1024;
     auto fits = [&](int st) { return queryBytes + st * tileBytes <= budget; };
     const int G = groups ? int(groups) : (H >= 32 && N <= 128 ? 3 : 2);
     int st = (int(stages) + G - 1) / G * G;
@@ -98,6 +109,8 @@ template <bool Batched> struct IndexerFwd : Generator {
     Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
                             : k.tensor("logits", DType::f32, {S, T});
     k.threads(128 * G);
+    if (nBlocks > 1)
+      k.minBlocksPerSM(nBlocks);
 
     // The work of query block qb of batch b.
     auto work = [&](Value qb, Value b) {
@@ -196,7 +209,7 @@ template <bool Batched> struct IndexerFwd : Generator {
       // next item's query tile while this one's KV tiles are computed.
       k.persistent(Batched ? blocks * B : blocks, [&](Value item) {
         work(Batched ? item / B : item, Batched ? item % B : Value());
-      }, {.blocksPerSM = 1,
+      }, {.blocksPerSM = nBlocks,
           .order = zigzag      ? WorkOrder::zigzag
                    : lastFirst ? WorkOrder::lastFirst
                                : WorkOrder::linear,

@@ -261,12 +261,15 @@ LogicalResult specialise(KernelOp kernel,
   bool moveRegisters = target.has(minitile::Feature::setmaxnreg);
   OpBuilder c = OpBuilder::atBlockBegin(&compute);
   // The block's registers at launch: each thread's share of the file (the
-  // most ptxas gives a kernel of this block size), which setmaxnreg moves:
-  // the compute threads take what the producer's least leaves, the producer
+  // most ptxas gives a kernel of this block size, with min_blocks_per_sm
+  // blocks on a multiprocessor at once), which setmaxnreg moves: the
+  // compute threads take what the producer's least leaves, the producer
   // what is left beside them (up to kProducerMaxRegisters).
   int64_t blockThreads = threads + kProducerThreads;
-  int64_t launchRegisters = std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,
-                                              target.registersPerSM / blockThreads / 8 * 8);
+  int64_t blocksPerSM = kernel.getMinBlocksPerSm().value_or(1);
+  int64_t launchRegisters =
+      std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,
+                        target.registersPerSM / (blockThreads * blocksPerSM) / 8 * 8);
   int64_t pool = launchRegisters * blockThreads;
   int64_t computeRegisters =
       std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,

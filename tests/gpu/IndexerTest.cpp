@@ -271,6 +271,14 @@ TEST(IndexerFwd, PersistentOverlappedShapesAndWindows) {
                    &minitile::kernels::indexer_fwd_overlap_s4_persistent_h64_d128});
 }
 
+TEST(IndexerFwd, TwoBlocksPerMultiprocessor) {
+  // blocks_per_sm=2: each block half the shared memory and registers, the
+  // compute warpgroup's setmaxnreg from its block's share; one item a
+  // block, and persistent (a grid of twice the multiprocessors).
+  checkPersistent({&minitile::kernels::indexer_fwd_two_per_sm_h64_d128,
+                   &minitile::kernels::indexer_fwd_two_per_sm_persistent_h64_d128});
+}
+
 TEST(IndexerFwd, TunedByShape) {
   // A launcher built from a table with lines for two shapes
   // (tests/gpu/indexer_fwd.dispatch.txt): short sequences run the

@@ -423,7 +423,9 @@ public:
   void threads(int x, int y = 1, int z = 1, SourceLoc loc = SourceLoc::current());
   /// Asks that `blocks` blocks fit on one multiprocessor at once: each
   /// thread's registers are capped so that they do (ptxas spills what does
-  /// not fit). Shared memory is not planned for it. After threads().
+  /// not fit; a gemm whose accumulator does not fit is refused at its line),
+  /// and a warp-specialised kernel's warpgroups share their block's part of
+  /// the register file. Shared memory is not planned for it. After threads().
   void minBlocksPerSM(int blocks, SourceLoc loc = SourceLoc::current());
   /// Blocks in the grid: values computed from size and scalar arguments.
   void grid(Arg x, Arg y = 1, Arg z = 1);
