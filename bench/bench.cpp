@@ -94,11 +94,9 @@ namespace {
 /// One launch of `fn` timed with CUDA events, L2 evicted first (a 128 MiB
 /// copy) unless MINITILE_BENCH_IDLE is set.
 double timedMs(const std::function<void()> &fn) {
-  static DeviceBuffer<uint8_t> flush(size_t(256) << 20);
   static const bool idle = std::getenv("MINITILE_BENCH_IDLE") != nullptr;
   if (!idle)
-    minitile::rt::copyDeviceToDevice(flush.ptr() + (size_t(128) << 20), flush.ptr(),
-                                     size_t(128) << 20);
+    minitile::rt::evictL2();
   minitile::rt::Timer timer;
   timer.start();
   fn();

@@ -370,6 +370,12 @@ void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
 
 void synchronize() { check(api().cuCtxSynchronize(), "cuCtxSynchronize"); }
 
+void evictL2(CUstream stream) {
+  constexpr size_t half = size_t(128) << 20;
+  static DeviceBuffer<unsigned char> buffer(2 * half);
+  copyDeviceToDevice(buffer.ptr() + half, buffer.ptr(), half, stream);
+}
+
 Timer::Timer() {
   ensureContext();
   check(api().cuEventCreate(&begin_, CU_EVENT_DEFAULT), "cuEventCreate");

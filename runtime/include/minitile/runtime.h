@@ -262,6 +262,13 @@ void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
 /// Waits for all work in the current context.
 void synchronize();
 
+/// Queues, on `stream`, 128 MiB of device-to-device copying within a buffer
+/// made on the first call (256 MiB, kept for the process): more than any
+/// GPU's L2 cache, so a kernel timed after it starts with the cache cold
+/// and the host's work to launch it hidden, as triton.testing.do_bench
+/// times (minitile-bench and the tune runner do so before each timed launch).
+void evictL2(CUstream stream = nullptr);
+
 /// Device-side timing with CUDA events.
 class Timer {
 public:

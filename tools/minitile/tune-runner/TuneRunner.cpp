@@ -331,11 +331,10 @@ Result check(const Spec &spec, int p, std::vector<TensorData> &tensors, const Ca
 /// copying queued before each evicts the L2 cache and hides the launcher's
 /// host work. Throws Fatal where the CUDA context is lost.
 void timeLaunches(const Point &point, const Call &call, int n, std::vector<double> &ms) {
-  static rt::DeviceBuffer<unsigned char> flush(size_t(256) << 20);
   try {
     rt::Timer timer;
     for (int i = 0; i < n; ++i) {
-      rt::copyDeviceToDevice(flush.ptr() + (size_t(128) << 20), flush.ptr(), size_t(128) << 20);
+      rt::evictL2();
       timer.start();
       point.launch(call);
       ms.push_back(timer.stop());
