@@ -276,6 +276,11 @@ LogicalResult specialise(KernelOp kernel,
                         (pool - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
   int64_t producerRegisters = std::min<int64_t>(
       (pool - computeRegisters * threads) / kProducerThreads / 8 * 8, kProducerMaxRegisters);
+  // Nothing to move where the block's share is too small for the producer's
+  // least beside more for the compute threads (many blocks a multiprocessor:
+  // setmaxnreg takes 24 to 256, and .inc does not shrink a count).
+  if (computeRegisters < launchRegisters || producerRegisters < 24)
+    moveRegisters = false;
   if (moveRegisters)
     SetMaxNRegOp::create(c, loc, computeRegisters, /*increase=*/true);
   Value hw = ThreadIdOp::create(c, loc, Dim::x);

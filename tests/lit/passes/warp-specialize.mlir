@@ -81,12 +81,37 @@ tile.kernel @k_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.n
 // CHECK-LABEL: tile.kernel @two_kernel
 // CHECK: hopper.setmaxnreg 40 {increase = false}
 // CHECK: hopper.setmaxnreg 216 {increase = true}
+// With 8 blocks (32 registers a thread at launch) there is nothing to move.
+// CHECK-LABEL: tile.kernel @eight_kernel
+// CHECK-NOT: hopper.setmaxnreg
+// CHECK: tile.return
 tile.host @two(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
   %c1 = arith.constant 1 : index
   tile.launch @two_kernel grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
   tile.return
 }
 tile.kernel @two_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>, min_blocks_per_sm = 2 : i32} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %s = tile.gemm %t, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  }
+  tile.barrier
+  tile.return
+}
+tile.host @eight(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @eight_kernel grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
+  tile.return
+}
+tile.kernel @eight_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>, min_blocks_per_sm = 8 : i32} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
