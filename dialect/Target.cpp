@@ -1,6 +1,8 @@
 //===- Target.cpp - the architectures minitile compiles for ---------------===//
 #include "minitile/target.h"
 
+#include <algorithm>
+
 namespace minitile {
 
 namespace {
@@ -52,6 +54,10 @@ const Target *Target::get(const std::string &arch) {
 }
 
 const Target &Target::defaultTarget() { return *get("sm_90a"); }
+
+int64_t Target::registersAtLaunch(int64_t threads, int64_t blocks) const {
+  return std::min<int64_t>(maxRegistersPerThread, registersPerSM / (threads * blocks)) / 8 * 8;
+}
 
 std::vector<std::string> Target::supported() {
   std::vector<std::string> names;

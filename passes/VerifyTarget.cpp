@@ -43,9 +43,7 @@ struct VerifyTarget : minitile::tile::impl::TileVerifyTargetBase<VerifyTarget> {
       if (!blocks)
         return;
       int64_t threads = kernel.getNumThreads();
-      int64_t cap = std::min<int64_t>(target.maxRegistersPerThread,
-                                      target.registersPerSM / (threads * *blocks)) /
-                    8 * 8;
+      int64_t cap = target.registersAtLaunch(threads, *blocks);
       kernel.walk([&](minitile::hopper::WgmmaOp wgmma) {
         int64_t needs = int64_t(wgmma.getAcc().size()) + kWgmmaExtraRegisters;
         if (needs <= cap)

@@ -266,10 +266,8 @@ LogicalResult specialise(KernelOp kernel,
   // compute threads take what the producer's least leaves, the producer
   // what is left beside them (up to kProducerMaxRegisters).
   int64_t blockThreads = threads + kProducerThreads;
-  int64_t blocksPerSM = kernel.getMinBlocksPerSm().value_or(1);
   int64_t launchRegisters =
-      std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,
-                        target.registersPerSM / (blockThreads * blocksPerSM) / 8 * 8);
+      target.registersAtLaunch(blockThreads, kernel.getMinBlocksPerSm().value_or(1));
   int64_t pool = launchRegisters * blockThreads;
   int64_t computeRegisters =
       std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,

@@ -40,6 +40,11 @@ struct Target {
   unsigned features = 0;             // bit i: Feature(i)
 
   bool has(Feature f) const { return features >> unsigned(f) & 1; }
+  /// The registers a thread has at launch -- what ptxas caps a kernel's at
+  /// -- with `blocks` blocks of `threads` threads on a multiprocessor at
+  /// once: its share of the file, a multiple of 8, at most the most a
+  /// thread may have.
+  int64_t registersAtLaunch(int64_t threads, int64_t blocks = 1) const;
 
   /// The target for `arch`, or null when minitile does not compile for it.
   static const Target *get(const std::string &arch);
