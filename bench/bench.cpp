@@ -35,6 +35,9 @@
 #include "indexer_fwd_pers_ov6_zz.h"
 #include "indexer_fwd_pers_zz.h"
 #include "indexer_fwd_pers_zz_b3.h"
+#include "indexer_fwd_pers_cont.h"
+#include "indexer_fwd_pers_cont_b3.h"
+#include "indexer_fwd_pers_cont_zz.h"
 #include "indexer_fwd_pers_noclean.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
@@ -218,7 +221,11 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"persistent zigzag", minitile::kernels::indexer_fwd_pers_zz, false},
           {"pers 2/SM overlap zz", minitile::kernels::indexer_fwd_pers_b2_ov_zz, false},
           {"2 blocks/SM last first", minitile::kernels::indexer_fwd_b2, false},
-          {"pers zigzag 3 buf", minitile::kernels::indexer_fwd_pers_zz_b3, false}};
+          {"pers zigzag 3 buf", minitile::kernels::indexer_fwd_pers_zz_b3, false},
+          // Each group's KV tiles of consecutive items one overlapped stream.
+          {"pers continuous s4", minitile::kernels::indexer_fwd_pers_cont, false},
+          {"pers continuous s4 zz", minitile::kernels::indexer_fwd_pers_cont_zz, false},
+          {"pers continuous 3 buf", minitile::kernels::indexer_fwd_pers_cont_b3, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

@@ -825,6 +825,15 @@ LogicalResult PipelinedOp::verify() {
     if (outer.getGroups() != 1)
       return emitOpError("nests in a tile.pipelined of ")
              << outer.getGroups() << " groups; it nests only in loops of one group";
+  if (getContinuous()) {
+    auto outer = llvm::dyn_cast<PipelinedOp>((*this)->getParentOp());
+    if (!outer)
+      return emitOpError("is continuous (one stream across the runs of the loop around "
+                         "it), so it nests directly in a tile.pipelined");
+    if (!getInitArgs().empty())
+      return emitOpError("is continuous and carries values; a continuous loop carries "
+                         "nothing (each group's stream crosses the outer iterations)");
+  }
   return success();
 }
 

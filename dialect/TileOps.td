@@ -1139,7 +1139,13 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     `overlap`, a group running several stages in turn starts its next
     iteration's gemm before the code after this one's, which then runs
     while the tensor cores work (two gemm results live at once: for bodies
-    with one gemm, and registers for both).
+    with one gemm, and registers for both). With `continuous` (a loop nested
+    in a pipelined loop of one group, the last thing its body does), each
+    group's iterations of one run and the next form one stream: an
+    overlapped loop's gemms go on from one outer iteration into the next
+    without draining, the outer iteration's values the body reads switched
+    where its iterations cross into the next (`tile-warp-specialize` says
+    what it needs).
 
 
     ```mlir
@@ -1164,7 +1170,7 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
   let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
                        Variadic<AnyType>:$initArgs,
                        I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups,
-                       UnitAttr:$overlap);
+                       UnitAttr:$overlap, UnitAttr:$continuous);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -1234,7 +1240,8 @@ def Tile_StageOp : Tile_Op<"stage", [Pure, Tile_InKernel,
   let assemblyFormat = "$tiles `[` $index `]` attr-dict `:` type($tiles)";
 }
 
-def Tile_SharedLoadOp : Tile_Op<"shared_load", [Tile_InKernel]> {
+def Tile_SharedLoadOp : Tile_Op<"shared_load", [Tile_InKernel,
+    MemoryEffects<[MemRead]>]> {
   let summary = "reads elements [col, col + lanes) of a row of a shared tile";
   let description = [{
     `row` counts rows of the tile seen as a matrix (outer dimensions

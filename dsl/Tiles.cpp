@@ -186,6 +186,17 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
                                         options.stages, options.groups, inits);
   if (options.overlap)
     loop.setOverlap(true);
+  if (options.continuous) {
+    auto outer = llvm::dyn_cast<tile::PipelinedOp>(k.b.getInsertionBlock()->getParentOp());
+    if (!outer)
+      throw Error(lo.loc(), "pipelined(): continuous is for a loop directly inside a "
+                            "prefetching persistent() loop or a pipelined() loop of one "
+                            "group (its stream runs across their iterations)");
+    if (!init.empty())
+      throw Error(lo.loc(), "pipelined(): a continuous loop carries nothing (each group's "
+                            "stream crosses the items)");
+    loop.setContinuous(true);
+  }
   return detail::buildCarriedBody(k, loop, loop.getBody().front(), body, lo.loc(),
                                   "pipelined()", single);
 }

@@ -52,6 +52,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                       "relu, weights and head sum, which then run under it (two 64 x N "
                       "accumulators a thread: for warpgroups=2)"};
 
+  Param<bool> continuous{"continuous", false,
+                         "persistent, with overlap: each warpgroup's KV tiles of one item "
+                         "and the next form one stream, its gemms running on across the "
+                         "items' ends (the weights and bounds switched where they cross) "
+                         "instead of draining at each"};
+
   Param<int> blocksPerSM{"blocks_per_sm", 1, 1, 4,
                          "blocks a multiprocessor holds at once (persistent: the grid is "
                          "that many times the multiprocessors), each with its share of the "
@@ -183,7 +189,8 @@ template <bool Batched> struct IndexerFwd : Generator {
           storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
         else
           storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
-      }, {.stages = st, .groups = G, .overlap = overlap});
+      }, {.stages = st, .groups = G, .overlap = overlap,
+          .continuous = bool(persistent) && bool(continuous)});
 
       // Everything outside the tiles the loop wrote.
       if (clean) {

@@ -45,7 +45,13 @@
 //          block that cannot take a producer warpgroup, a target without
 //          mbarrier transactions) each pipelined loop becomes a plain tile.for
 //          whose copies tile-lower-copies makes synchronous, with a remark
-//          saying why. setmaxnreg only where the target has it.
+//          saying why. setmaxnreg only where the target has it. A
+//          `continuous` loop nested so (overlapped, two stages a group, the
+//          last thing the outer body does) has the same producer side, but
+//          its compute side and the outer loop's are built together: one
+//          stream of each group's iterations of every outer iteration
+//          (passes/warps/Continuous.cpp); one that cannot be runs per outer
+//          iteration, with a remark saying why.
 //
 // This file decides who does what (the warps' shares, the fills, the
 // registers) and splits the kernel; passes/warps/ builds each loop's two
@@ -149,6 +155,27 @@ LogicalResult specialise(KernelOp kernel,
   llvm::DenseSet<Value> written = writtenPointers(kernel);
   kernel.walk(
       [&](FillAsyncOp fill) { fills.emplace_back(fill, producerRefusal(fill, written)); });
+
+  // Continuous loops whose compute side runs as one stream (Continuous.cpp);
+  // the others run a loop per outer iteration, as any nested loop.
+  llvm::DenseMap<Operation *, PipelinedOp> continuousIn; // outer loop -> its continuous loop
+  auto producerTakes = [&](Operation *op) {
+    return llvm::any_of(
+        fills, [&](auto &f) { return f.first.getOperation() == op && f.second.empty(); });
+  };
+  for (auto &[loop, body] : bodies) {
+    if (!loop.getContinuous())
+      continue;
+    std::string why = continuousRefusal(loop, body, producerTakes);
+    if (why.empty()) {
+      continuousIn[loop->getParentOp()] = loop;
+      continue;
+    }
+    loop.emitRemark("runs as a loop per iteration of the loop around it, not as one "
+                    "stream: ")
+        << why;
+    loop.setContinuous(false);
+  }
 
   // Shared tiles live at the kernel's entry; a pipelined body's, per stage.
   SmallVector<Operation *> allocs;
@@ -326,6 +353,7 @@ LogicalResult specialise(KernelOp kernel,
 
   ProducerReads reads;
   llvm::DenseMap<int64_t, Value> groups; // threads per group -> this thread's group
+  llvm::DenseMap<Operation *, std::pair<Ring, Value>> streams; // continuous loop -> ring, group
   for (auto &[loop, body] : bodies) {
     int64_t perIteration = threads / loop.getGroups();
     // A loop whose stages are released one iteration late has a spare
@@ -366,6 +394,19 @@ LogicalResult specialise(KernelOp kernel,
     if (made)
       at->second = loop.getGroups() == 1 ? constant(c, loc, 0)
                                          : groupIndex(c, loc, computeTid, perIteration);
+    // A continuous loop's compute side is built with the loop around it.
+    if (loop.getContinuous()) {
+      streams.try_emplace(loop.getOperation(), ring, at->second);
+      continue;
+    }
+    if (auto it = continuousIn.find(loop.getOperation()); it != continuousIn.end()) {
+      PipelinedOp inner = it->second;
+      const Body &innerBody =
+          llvm::find_if(bodies, [&](auto &entry) { return entry.first == inner; })->second;
+      auto &[innerRing, innerGroup] = streams.find(inner.getOperation())->second;
+      buildContinuousConsumer(loop, body, ring, inner, innerBody, innerRing, innerGroup);
+      continue;
+    }
     buildConsumer(loop, body, ring, at->second);
   }
   sliceProducer(split.getThenRegion(), reads);

@@ -21,8 +21,6 @@ using namespace minitile::hopper;
 
 namespace minitile::tile::warps {
 
-namespace {
-
 /// What starts `copy` (the ops of a pipelined body, or of one copy of it,
 /// in order) in an overlapped loop: its wait for its stage (a copy has one)
 /// and the one gemm at the top level, with what they are computed from in
@@ -76,7 +74,7 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
 /// fragment operands -- waiting there for the gemm that writes them -- rather
 /// than rename them (reshape, transpose, broadcast), chain them into another
 /// gemm, or carry them: arith and math elementwise ops, stores, reductions.
-bool readsRegisters(Operation *op) {
+static bool readsRegisters(Operation *op) {
   if (llvm::isa<StoreTileOp, ReduceOp>(op))
     return true;
   StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
@@ -156,6 +154,8 @@ bool releaseEarly(MBarrierArriveOp arrive, ArrayRef<Operation *> ops, ArrayRef<V
   arrive->moveAfter(after);
   return true;
 }
+
+namespace {
 
 /// One loop of buildUnrolledConsumer, built at `b`: over [lb, ub) by
 /// `step` * stages.size(), carrying one parity per copy (`parities` to

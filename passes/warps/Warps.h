@@ -8,6 +8,8 @@
 //   Consumer.cpp  the loop as a compute group runs it: wait full, compute,
 //                 release; unrolled over the stages the group takes in turn,
 //                 its gemms overlapped with the code after them on request
+//   Continuous.cpp a continuous loop and the loop around it as a compute
+//                 group runs them: one stream of its iterations of every run
 //   Producer.cpp  the loop as a producer warp issues it: its group's
 //                 iterations' copies (or a loop holding others, whole); the
 //                 producer's slice of the program; which fills it can take
@@ -21,7 +23,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
+#include <functional>
 #include <string>
 #include <tuple>
 
@@ -107,6 +111,24 @@ Value newCounter(KernelOp kernel, Location loc);
 
 // Consumer.cpp
 
+/// What starts `copy` (a pipelined body's ops, or one copy's, in order) in
+/// an overlapped loop: its wait for its stage and its one top-level gemm,
+/// with what they are computed from in it (pure arithmetic, stage tiles),
+/// into `head` in order. False unless there is exactly one such gemm and
+/// what else comes before it is pure arithmetic.
+bool overlapHead(llvm::ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head);
+
+/// The op of `ops` (one copy of a pipelined body, in order) after which its
+/// stage, `tiles`, may be released: the last reading them, for a gemm the
+/// first op reading its result's registers; null where it must wait for
+/// the end.
+Operation *lastStageRead(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<Value> tiles);
+
+/// Moves `arrive` (a stage's release at the end of a copy `ops` of the body)
+/// to just after lastStageRead(ops, tiles); false where it stays.
+bool releaseEarly(minitile::hopper::MBarrierArriveOp arrive, llvm::ArrayRef<Operation *> ops,
+                  llvm::ArrayRef<Value> tiles);
+
 /// The group index of the compute thread `computeTid` among groups of
 /// `threadsPerGroup`, made warp-uniform (see Consumer.cpp).
 Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPerGroup);
@@ -114,6 +136,22 @@ Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPe
 /// `loop` as the compute threads run it: a loop over the iterations of
 /// `group` (this thread's, from groupIndex) on `ring`.
 void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group);
+
+// Continuous.cpp
+
+/// Why the compute side cannot run the continuous loop `inner` as one
+/// stream (see Continuous.cpp), or "": asked before the kernel is split,
+/// with `producerTakes` saying which fills the producer issues.
+std::string continuousRefusal(PipelinedOp inner, const Body &innerBody,
+                              const std::function<bool(Operation *)> &producerTakes);
+
+/// The compute side of a continuous loop `inner` and the loop `outer`
+/// around it (one group, whose body is built around inner's): one stream of
+/// each group's iterations of every run, on `group` (groupIndex). Replaces
+/// both.
+void buildContinuousConsumer(PipelinedOp outer, const Body &outerBody, const Ring &outerRing,
+                             PipelinedOp inner, const Body &innerBody, const Ring &innerRing,
+                             Value group);
 
 // Producer.cpp
 

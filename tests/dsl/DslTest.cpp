@@ -118,6 +118,20 @@ TEST(DslMisuse, PersistentWithOneItemBuffer) {
   });
 }
 
+TEST(DslMisuse, ContinuousLoopNotInsideAPipelinedLoop) {
+  unsigned line = 0;
+  expectDslError(line, "pipelined(): continuous is for a loop directly inside a prefetching "
+                       "persistent() loop or a pipelined() loop of one group",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   k.threads(256);
+                   k.grid(1);
+                   line = __LINE__ + 1;
+                   k.pipelined(0, n, [&](Value) {}, {.stages = 4, .groups = 2, .overlap = true,
+                                                     .continuous = true});
+                 });
+}
+
 TEST(DslMisuse, PipelinedInsideAPipelinedLoopOfTwoGroups) {
   unsigned line = 0;
   expectDslError(line, "pipelined() inside a pipelined() loop of 2 groups; it nests only in a "

@@ -271,6 +271,15 @@ TEST(IndexerFwd, PersistentOverlappedShapesAndWindows) {
                    &minitile::kernels::indexer_fwd_overlap_s4_persistent_h64_d128});
 }
 
+TEST(IndexerFwd, ContinuousShapesAndWindows) {
+  // Each group's KV tiles of one item and the next one overlapped stream:
+  // longest first; zigzag with three item buffers; one group (every tile of
+  // every item its own).
+  checkPersistent({&minitile::kernels::indexer_fwd_continuous_h64_d128,
+                   &minitile::kernels::indexer_fwd_continuous_zz_h64_d128,
+                   &minitile::kernels::indexer_fwd_continuous_one_h64_d128});
+}
+
 TEST(IndexerFwd, TwoBlocksPerMultiprocessor) {
   // blocks_per_sm=2: each block half the shared memory and registers, the
   // compute warpgroup's setmaxnreg from its block's share; one item a

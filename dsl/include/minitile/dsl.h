@@ -355,6 +355,15 @@ struct PipelinedOptions {
   /// gemm results are live at once: ask for it where the registers hold
   /// both (two groups of 64 x 128 f32, say).
   bool overlap = false;
+  /// Inside a prefetching persistent() loop (or a pipelined() loop of one
+  /// group), as the last thing its body does: each group's iterations of
+  /// this item and the next form one stream, so with `overlap` the group's
+  /// gemms run on from one item into the next instead of draining at each
+  /// item's end, and the groups take the items' iterations in turn as if
+  /// they were one loop. The values the body reads from the item's code
+  /// before the loop (its tiles, weights loaded from them, say) switch
+  /// where a group's iterations cross into the next item.
+  bool continuous = false;
 };
 
 /// The order in which a persistent kernel's blocks take their work items.

@@ -318,3 +318,66 @@ tile.kernel @one_stage_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !ti
   } {overlap}
   tile.return
 }
+
+// -----
+
+// A continuous loop whose groups each take three stages runs as a loop per
+// outer iteration, with a remark saying why (ptxas would serialise every
+// wgmma of the stream).
+tile.host @continuous_three_host(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @continuous_three grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
+  tile.return
+}
+tile.kernel @continuous_three(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  tile.pipelined %item = %c0 to %n step %c1 stages 2 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    // expected-remark@+1 {{runs as a loop per iteration of the loop around it, not as one stream: it is not an overlapped loop whose groups each take two stages in turn}}
+    tile.pipelined %i = %c0 to %n step %c1 stages 6 groups 2 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    } {continuous, overlap}
+  }
+  tile.return
+}
+
+// -----
+
+// The code after the gemm reads the outer loop's tile, which a group may
+// have released by then: not continuous.
+tile.host @continuous_reads_item_host(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @continuous_reads_item grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @continuous_reads_item(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  tile.pipelined %item = %c0 to %n step %c1 stages 2 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    // expected-remark@+1 {{not as one stream: the code after its gemm reads the tiles of the loop around it}}
+    tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 2 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+      %e = tile.shared_load %q[%c0, %c0] : !tile.shared<64x64xbf16, swizzle = 128> -> bf16
+      %f = arith.extf %e : bf16 to f32
+      %o = tile.view %out[%c0] sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+      tile.store %f, %o[%r] : f32, !tile.tensor<?xf32>
+    } {continuous, overlap}
+  }
+  tile.return
+}

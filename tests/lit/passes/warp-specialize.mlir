@@ -741,3 +741,98 @@ tile.kernel @late_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.pt
   }
   tile.return
 }
+
+// -----
+
+// A continuous loop: the compute side runs each group's iterations of every
+// outer iteration as one stream, in rounds of two copies (two stages a
+// group). Epochs (a tile.while on whether the stream has ended) hold a
+// tile.for of rounds carrying the value the body reads from the item's code
+// before the loop (%m, reloaded at each epoch). A round: the walk to the
+// group's next iteration (a tile.while releasing the item it leaves and
+// waiting for the item it enters), copy 0's stage wait and gemm on its
+// item's tile, the value switched to copy 0's item, the walk to copy 1's
+// iteration (waiting for copy 0's gemm before releasing an item), copy 1's
+// gemm (unguarded: past the stream's end it reads stale tiles), copy 0's
+// code, the switch to copy 1's item, copy 1's code with its store and stage
+// release under a test that its iteration exists.
+// CHECK-LABEL: tile.kernel @continuous_kernel
+// CHECK: } else {
+// CHECK: tile.if
+// CHECK: tile.while {
+// CHECK: } do {
+// CHECK: hopper.mbarrier_wait
+// CHECK: tile.shared_load
+// CHECK: %[[R:.*]] = tile.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[M:.*]] = %{{.*}}) -> (index) {
+// CHECK: tile.while {
+// CHECK: } do {
+// CHECK: tile.if
+// CHECK-NOT: hopper.wgmma_wait
+// CHECK: hopper.mbarrier_arrive
+// CHECK: tile.if
+// CHECK: } else {
+// CHECK: hopper.mbarrier_wait
+// CHECK: tile.shared_load
+// CHECK: }
+// CHECK: hopper.mbarrier_wait
+// CHECK: %[[Q0:.*]] = tile.stage %{{.*}}[%{{.*}}] : <64x64xbf16
+// CHECK: %[[T0:.*]] = tile.stage %{{.*}}[%{{.*}}] : <64x64xbf16
+// CHECK: %[[G0:.*]] = tile.gemm %[[T0]], %[[Q0]]
+// CHECK: %[[M0:.*]] = tile.if %{{.*}} -> (index) {
+// CHECK: tile.shared_load
+// CHECK: tile.while {
+// CHECK: } do {
+// CHECK: hopper.wgmma_wait 0
+// CHECK: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK: tile.yield
+// CHECK-NEXT: }
+// CHECK: tile.if %[[HAS1:[^ ]*]] {
+// CHECK-NEXT: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_wait
+// CHECK: %[[G1:.*]] = tile.gemm
+// CHECK-NOT: tile.if
+// CHECK: arith.muli %{{.*}}, %[[M0]]
+// CHECK: tile.store_tile %[[G0]]
+// CHECK: %[[M1:.*]] = tile.if %{{.*}} -> (index) {
+// CHECK: arith.muli %{{.*}}, %[[M1]]
+// CHECK: tile.if %[[HAS1]] {
+// CHECK-NEXT: tile.store_tile %[[G1]]
+// CHECK: tile.if %[[HAS1]] {
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK: hopper.wgmma_wait 0
+tile.host @continuous(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @continuous_kernel grid(%c1, %c1, %c1) args(%kv, %lim, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<i32>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @continuous_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %b = tile.block_id x
+  %g = tile.grid_dim x
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %l = tile.view %lim[%c0] sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+  %o = tile.view %out[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  tile.pipelined %item = %b to %n step %g stages 2 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %m4 = tile.alloc_shared : !tile.shared<4xi32>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %l0 = arith.muli %item, %c4 : index
+    tile.copy %l[%l0] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
+    %m32 = tile.shared_load %m4[%c0, %c0] : !tile.shared<4xi32> -> i32
+    %m = arith.index_cast %m32 : i32 to index
+    tile.pipelined %i = %c0 to %m step %c1 stages 4 groups 2 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+      %row = arith.muli %r, %m : index
+      tile.store_tile %s, %o[%row, %c0] : tensor<64x64xf32>, !tile.tensor<?x64xf32>
+    } {continuous, overlap}
+  }
+  tile.return
+}
