@@ -151,6 +151,12 @@ struct Builder {
   Value count, group32;
   SmallVector<Value> stages; // copy c's stage (index)
 
+  Builder(PipelinedOp outer, const Body &outerBody, const Ring &outerRing, PipelinedOp inner,
+          const Body &innerBody, const Ring &innerRing)
+      : outer(outer), inner(inner), outerBody(outerBody), innerBody(innerBody),
+        outerRing(outerRing), innerRing(innerRing), loc(inner.getLoc()),
+        groups(int64_t(inner.getGroups())), unroll(innerRing.stages / groups) {}
+
   Value c32(OpBuilder &b, int64_t v) { return arith::ConstantIntOp::create(b, loc, i32, v); }
   Value load(OpBuilder &b, Value local) { return LocalLoadOp::create(b, loc, i32, local); }
   void store(OpBuilder &b, Value v, Value local) { LocalStoreOp::create(b, loc, v, local); }
@@ -578,16 +584,7 @@ std::string continuousRefusal(PipelinedOp inner, const Body &innerBody,
 void buildContinuousConsumer(PipelinedOp outer, const Body &outerBody, const Ring &outerRing,
                              PipelinedOp inner, const Body &innerBody, const Ring &innerRing,
                              Value group) {
-  Builder builder{outer,
-                  inner,
-                  outerBody,
-                  innerBody,
-                  outerRing,
-                  innerRing,
-                  inner.getLoc(),
-                  Type(),
-                  inner.getGroups(),
-                  innerRing.stages / inner.getGroups()};
+  Builder builder(outer, outerBody, outerRing, inner, innerBody, innerRing);
   builder.build(group);
 }
 
