@@ -38,6 +38,8 @@
 #include "indexer_fwd_pers_cont.h"
 #include "indexer_fwd_pers_cont_b3.h"
 #include "indexer_fwd_pers_cont_zz.h"
+#include "indexer_fwd_pers_cont_g1.h"
+#include "indexer_fwd_pers_ov_g1.h"
 #include "indexer_fwd_pers_noclean.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
@@ -225,7 +227,10 @@ std::vector<IndexerVariant> h64d128Variants() {
           // Each group's KV tiles of consecutive items one overlapped stream.
           {"pers continuous s4", minitile::kernels::indexer_fwd_pers_cont, false},
           {"pers continuous s4 zz", minitile::kernels::indexer_fwd_pers_cont_zz, false},
-          {"pers continuous 3 buf", minitile::kernels::indexer_fwd_pers_cont_b3, false}};
+          {"pers continuous 3 buf", minitile::kernels::indexer_fwd_pers_cont_b3, false},
+          // One group: no other group to fall into step with.
+          {"pers overlap 1 group", minitile::kernels::indexer_fwd_pers_ov_g1, false},
+          {"pers continuous 1 group", minitile::kernels::indexer_fwd_pers_cont_g1, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:
