@@ -40,6 +40,8 @@
 #include "indexer_fwd_pers_cont_zz.h"
 #include "indexer_fwd_pers_cont_g1.h"
 #include "indexer_fwd_pers_ov_g1.h"
+#include "indexer_fwd_pers_b2_cont_last.h"
+#include "indexer_fwd_pers_b2_cont_zz.h"
 #include "indexer_fwd_pers_noclean.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
@@ -230,7 +232,10 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"pers continuous 3 buf", minitile::kernels::indexer_fwd_pers_cont_b3, false},
           // One group: no other group to fall into step with.
           {"pers overlap 1 group", minitile::kernels::indexer_fwd_pers_ov_g1, false},
-          {"pers continuous 1 group", minitile::kernels::indexer_fwd_pers_cont_g1, false}};
+          {"pers continuous 1 group", minitile::kernels::indexer_fwd_pers_cont_g1, false},
+          // Two blocks a multiprocessor, one continuous group each.
+          {"pers 2/SM continuous zz", minitile::kernels::indexer_fwd_pers_b2_cont_zz, false},
+          {"pers 2/SM continuous last", minitile::kernels::indexer_fwd_pers_b2_cont_last, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:
