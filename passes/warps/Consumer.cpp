@@ -90,7 +90,7 @@ static bool readsRegisters(Operation *op) {
 /// transposes and broadcasts of it), itself, not under an if that may not
 /// run. Null where that does not hold (or a gemm's result is not read in the
 /// copy): the stage is then released at the end.
-Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
+static Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
   llvm::DenseSet<Value> shared(tiles.begin(), tiles.end());
   auto uses = [](Operation *op, const llvm::DenseSet<Value> &values) {
     return op->walk([&](Operation *inner) {

@@ -118,14 +118,9 @@ Value newCounter(KernelOp kernel, Location loc);
 /// what else comes before it is pure arithmetic.
 bool overlapHead(llvm::ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head);
 
-/// The op of `ops` (one copy of a pipelined body, in order) after which its
-/// stage, `tiles`, may be released: the last reading them, for a gemm the
-/// first op reading its result's registers; null where it must wait for
-/// the end.
-Operation *lastStageRead(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<Value> tiles);
-
 /// Moves `arrive` (a stage's release at the end of a copy `ops` of the body)
-/// to just after lastStageRead(ops, tiles); false where it stays.
+/// to just after the copy's last read of its stage, `tiles` (for a gemm, the
+/// first op reading its result's registers); false where it stays.
 bool releaseEarly(minitile::hopper::MBarrierArriveOp arrive, llvm::ArrayRef<Operation *> ops,
                   llvm::ArrayRef<Value> tiles);
 
