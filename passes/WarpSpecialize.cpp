@@ -353,7 +353,8 @@ LogicalResult specialise(KernelOp kernel,
 
   ProducerReads reads;
   llvm::DenseMap<int64_t, Value> groups; // threads per group -> this thread's group
-  llvm::DenseMap<Operation *, std::pair<Ring, Value>> streams; // continuous loop -> ring, group
+  // A continuous loop -> its body, ring and group, for the loop around it.
+  llvm::DenseMap<Operation *, std::tuple<const Body *, Ring, Value>> streams;
   for (auto &[loop, body] : bodies) {
     int64_t perIteration = threads / loop.getGroups();
     // A loop whose stages are released one iteration late has a spare
@@ -396,15 +397,13 @@ LogicalResult specialise(KernelOp kernel,
                                          : groupIndex(c, loc, computeTid, perIteration);
     // A continuous loop's compute side is built with the loop around it.
     if (loop.getContinuous()) {
-      streams.try_emplace(loop.getOperation(), ring, at->second);
+      streams.try_emplace(loop.getOperation(), &body, ring, at->second);
       continue;
     }
     if (auto it = continuousIn.find(loop.getOperation()); it != continuousIn.end()) {
       PipelinedOp inner = it->second;
-      const Body &innerBody =
-          llvm::find_if(bodies, [&](auto &entry) { return entry.first == inner; })->second;
-      auto &[innerRing, innerGroup] = streams.find(inner.getOperation())->second;
-      buildContinuousConsumer(loop, body, ring, inner, innerBody, innerRing, innerGroup);
+      auto &[innerBody, innerRing, innerGroup] = streams.find(inner.getOperation())->second;
+      buildContinuousConsumer(loop, body, ring, inner, *innerBody, innerRing, innerGroup);
       continue;
     }
     buildConsumer(loop, body, ring, at->second);

@@ -90,20 +90,23 @@ static bool readsRegisters(Operation *op) {
 /// transposes and broadcasts of it), itself, not under an if that may not
 /// run. Null where that does not hold (or a gemm's result is not read in the
 /// copy): the stage is then released at the end.
+bool usesAny(ArrayRef<Operation *> ops, const llvm::DenseSet<Value> &values) {
+  for (Operation *op : ops)
+    if (op->walk([&](Operation *inner) {
+            for (Value v : inner->getOperands())
+              if (values.contains(v))
+                return WalkResult::interrupt();
+            return WalkResult::advance();
+          }).wasInterrupted())
+      return true;
+  return false;
+}
+
 static Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
   llvm::DenseSet<Value> shared(tiles.begin(), tiles.end());
-  auto uses = [](Operation *op, const llvm::DenseSet<Value> &values) {
-    return op->walk([&](Operation *inner) {
-                 for (Value v : inner->getOperands())
-                   if (values.contains(v))
-                     return WalkResult::interrupt();
-                 return WalkResult::advance();
-               })
-        .wasInterrupted();
-  };
   Operation *last = nullptr;
   for (auto [i, op] : llvm::enumerate(ops)) {
-    if (!uses(op, shared))
+    if (!usesAny(op, shared))
       continue;
     // Views of the tiles read them too.
     for (Value r : op->getResults())
@@ -114,7 +117,7 @@ static Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles
       done = nullptr;
       llvm::DenseSet<Value> result{gemm.getResult()};
       for (Operation *later : ops.drop_front(i + 1)) {
-        if (!uses(later, result))
+        if (!usesAny(later, result))
           continue;
         bool direct = llvm::any_of(later->getOperands(),
                                    [&](Value v) { return result.contains(v); });

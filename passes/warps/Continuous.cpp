@@ -42,7 +42,6 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace minitile::hopper;
@@ -62,30 +61,10 @@ bool carriable(Type type) {
 
 /// Whether `op` (and what it holds) at most reads memory.
 bool onlyReads(Operation *op) {
-  if (isMemoryEffectFree(op))
-    return true;
-  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
-    auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(op);
-    if (iface && !iface.hasNoEffect()) {
-      SmallVector<MemoryEffects::EffectInstance> effects;
-      iface.getEffects(effects);
-      if (llvm::any_of(effects,
-                       [](auto &e) { return !llvm::isa<MemoryEffects::Read>(e.getEffect()); }))
-        return false;
-    }
-    for (Region &r : op->getRegions())
-      for (Operation &inner : r.getOps())
-        if (!onlyReads(&inner))
-          return false;
-    return true;
-  }
-  auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(op);
-  if (!iface)
-    return false;
-  SmallVector<MemoryEffects::EffectInstance> effects;
-  iface.getEffects(effects);
-  return llvm::all_of(effects,
-                      [](auto &e) { return llvm::isa<MemoryEffects::Read>(e.getEffect()); });
+  auto effects = getEffectsRecursively(op);
+  return effects && llvm::all_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+           return llvm::isa<MemoryEffects::Read>(e.getEffect());
+         });
 }
 
 /// The ops of `block` before `end`, or all but the terminator.
@@ -97,19 +76,6 @@ SmallVector<Operation *> opsBefore(Block &block, Operation *end) {
     ops.push_back(&op);
   }
   return ops;
-}
-
-/// Whether something in `ops` (or under them) uses a value of `values`.
-bool usesAny(ArrayRef<Operation *> ops, const llvm::DenseSet<Value> &values) {
-  for (Operation *op : ops)
-    if (op->walk([&](Operation *inner) {
-            for (Value v : inner->getOperands())
-              if (values.contains(v))
-                return WalkResult::interrupt();
-            return WalkResult::advance();
-          }).wasInterrupted())
-      return true;
-  return false;
 }
 
 /// The values defined by `prologue` that ops under `ops` read (its tiles
@@ -166,11 +132,7 @@ struct Builder {
 
   /// A per-thread i32 at the kernel's entry, `init` there.
   Value local(int64_t init) {
-    KernelOp kernel = outer->getParentOfType<KernelOp>();
-    OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
-    Value l = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), i32));
-    LocalStoreOp::create(b, loc, c32(b, init), l);
-    return l;
+    return newCounter(outer->getParentOfType<KernelOp>(), loc, init);
   }
 
   /// Item o's (an i32 below the outer trip count) stage and phase parity in
@@ -254,11 +216,8 @@ struct Builder {
       MBarrierWaitOp::create(e, loc, barrier(e, outerRing.full, s), parity);
       IRMapping map = itemMap(e, next);
       clonePrologue(e, map);
-      Value ub = map.lookupOrDefault(inner.getUpperBound());
-      Value span = arith::SubIOp::create(e, loc, ub, inner.getLowerBound());
-      Value trips = arith::CeilDivSIOp::create(e, loc, span, inner.getStep());
-      trips = arith::MaxSIOp::create(e, loc, trips, arith::ConstantIndexOp::create(e, loc, 0));
-      Value trips32 = arith::IndexCastOp::create(e, loc, i32, trips);
+      Value trips32 = tripCount32(e, loc, inner.getLowerBound(),
+                                  map.lookupOrDefault(inner.getUpperBound()), inner.getStep());
       Value end = load(e, endL);
       store(e, end, startL);
       store(e, arith::AddIOp::create(e, loc, end, trips32), endL);
@@ -353,45 +312,27 @@ struct Builder {
     }
   }
 
-  /// One round of `unroll` copies, at b (the first copy's iteration
-  /// exists); returns the carried values after it.
-  SmallVector<Value> buildRound(OpBuilder &b, Value exists0, Value o0, Value iv0,
-                                ValueRange values) {
+  /// One round of the two copies, at b (the first copy's iteration
+  /// exists): H0 sw0 walk1 H1 R0 sw1 R1. Returns the carried values after
+  /// it.
+  SmallVector<Value> buildRound(OpBuilder &b, Value o0, Value iv0, ValueRange values) {
     Value rounds = load(b, roundsL);
     Value parity = toIndex(b, arith::AndIOp::create(b, loc, rounds, c32(b, 1)));
-    SmallVector<Value> exists{exists0}, items{o0};
-    SmallVector<IRMapping> maps;
-    SmallVector<Operation *> gemms;
     auto [map0, gemm0] = buildHead(b, 0, Value(), o0, iv0, parity);
-    maps.push_back(map0);
-    gemms.push_back(gemm0);
-    SmallVector<Value> now(values);
-    now = switchTo(b, o0, Value(), now);
-    for (int64_t c = 1; c < unroll; ++c) {
-      // Iteration j = group + (rounds * unroll + c) * groups.
-      Value k = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, rounds, c32(b, unroll)),
-                                      c32(b, c));
-      Value j =
-          arith::AddIOp::create(b, loc, group32, arith::MulIOp::create(b, loc, k, c32(b, groups)));
-      auto [there, o, iv] = walk(b, j, /*inFlight=*/true);
-      auto [map, gemm] = buildHead(b, c, there, o, iv, parity);
-      exists.push_back(there);
-      items.push_back(o);
-      maps.push_back(map);
-      gemms.push_back(gemm);
-      // Copy c - 1's rest under copy c's gemm (copies 1.. where they exist).
-      if (c == 1) {
-        buildRest(b, 0, maps[0], gemms[0], items[0], now);
-      } else {
-        OpBuilder in = ifThen(b, exists[c - 1]);
-        buildRest(in, c - 1, maps[c - 1], gemms[c - 1], items[c - 1], now);
-      }
-      now = switchTo(b, o, there, now);
-    }
-    buildRest(b, unroll - 1, maps[unroll - 1], gemms[unroll - 1], items[unroll - 1], now,
-              exists[unroll - 1]);
-    // Gemms issued past the stream's end: done before anything reuses
-    // their registers.
+    SmallVector<Value> now = switchTo(b, o0, Value(), values);
+    // Copy 1: iteration j = group + (rounds * 2 + 1) * groups.
+    Value k = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, rounds, c32(b, 2)),
+                                    c32(b, 1));
+    Value j =
+        arith::AddIOp::create(b, loc, group32, arith::MulIOp::create(b, loc, k, c32(b, groups)));
+    auto [exists1, o1, iv1] = walk(b, j, /*inFlight=*/true);
+    auto [map1, gemm1] = buildHead(b, 1, exists1, o1, iv1, parity);
+    // Copy 0's rest under copy 1's gemm.
+    buildRest(b, 0, map0, gemm0, o0, now);
+    now = switchTo(b, o1, exists1, now);
+    buildRest(b, 1, map1, gemm1, o1, now, exists1);
+    // A gemm issued past the stream's end: done before anything reuses its
+    // registers.
     WgmmaWaitOp::create(b, loc, 0);
     store(b, arith::AddIOp::create(b, loc, rounds, c32(b, 1)), roundsL);
     return now;
@@ -404,6 +345,7 @@ struct Builder {
       copy.erase();
     for (CopyOp copy : innerBody.copies)
       copy.erase();
+    assert(unroll == 2 && "checked by continuousRefusal");
     prologue = opsBefore(outer.getBody().front(), inner);
     SmallVector<Operation *> body = opsBefore(inner.getBody().front(), nullptr);
     llvm::SetVector<Operation *> heads;
@@ -423,10 +365,7 @@ struct Builder {
     endedL = local(0);
     vItemL = local(-1);
     roundsL = local(0);
-    Value span = arith::SubIOp::create(b, loc, outer.getUpperBound(), outer.getLowerBound());
-    Value trips = arith::CeilDivSIOp::create(b, loc, span, outer.getStep());
-    trips = arith::MaxSIOp::create(b, loc, trips, arith::ConstantIndexOp::create(b, loc, 0));
-    count = arith::IndexCastOp::create(b, loc, i32, trips);
+    count = tripCount32(b, loc, outer.getLowerBound(), outer.getUpperBound(), outer.getStep());
     group32 = arith::IndexCastOp::create(b, loc, i32, group);
     for (int64_t c = 0; c < unroll; ++c)
       stages.push_back(
@@ -475,7 +414,7 @@ struct Builder {
       auto full = IfOp::create(t, loc, values.getTypes(), exists);
       {
         OpBuilder f = OpBuilder::atBlockEnd(&full.getThenRegion().emplaceBlock());
-        SmallVector<Value> out = buildRound(f, exists, o, iv, values);
+        SmallVector<Value> out = buildRound(f, o, iv, values);
         YieldOp::create(f, loc, out);
         OpBuilder n = OpBuilder::atBlockEnd(&full.getElseRegion().emplaceBlock());
         YieldOp::create(n, loc, values);
@@ -489,7 +428,6 @@ struct Builder {
     // What the clones of the prologue computed and nothing reads.
     outer.erase();
     for (bool changed = true; changed;) {
-      changed = false;
       SmallVector<Operation *> dead;
       epochs.walk<WalkOrder::PostOrder>([&](Operation *op) {
         if (op != epochs && isOpTriviallyDead(op))

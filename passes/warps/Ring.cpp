@@ -99,23 +99,29 @@ Value Ring::barrier(OpBuilder &b, Location loc, Value tile, Value s) const {
   return MBarrierOfOp::create(b, loc, MBarrierType::get(b.getContext()), tile, s);
 }
 
+Value tripCount32(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value trips = arith::CeilDivSIOp::create(b, loc, span, step);
+  trips = arith::MaxSIOp::create(b, loc, trips, constant(b, loc, 0));
+  return arith::IndexCastOp::create(b, loc, b.getI32Type(), trips);
+}
+
 void Ring::advance(OpBuilder &b, Location loc, PipelinedOp loop) const {
   Type i32 = b.getI32Type();
-  Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), loop.getLowerBound());
-  Value trips = arith::CeilDivSIOp::create(b, loc, span, loop.getStep());
-  trips = arith::MaxSIOp::create(b, loc, trips, constant(b, loc, 0));
-  Value trips32 = arith::IndexCastOp::create(b, loc, i32, trips);
+  Value trips32 =
+      tripCount32(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
   Value sum = arith::AddIOp::create(b, loc, loadRuns(b, loc), trips32);
   Value wrapped = arith::RemUIOp::create(
       b, loc, sum, arith::ConstantIntOp::create(b, loc, i32, 2 * stages));
   LocalStoreOp::create(b, loc, wrapped, runs);
 }
 
-Value newCounter(KernelOp kernel, Location loc) {
+Value newCounter(KernelOp kernel, Location loc, int64_t init) {
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
   Value local = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), b.getI32Type()));
-  LocalStoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0), local);
+  LocalStoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), init),
+                       local);
   return local;
 }
 

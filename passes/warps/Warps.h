@@ -105,9 +105,13 @@ struct Ring {
   void advance(OpBuilder &b, Location loc, PipelinedOp loop) const;
 };
 
-/// A ring's count of earlier iterations: a tile.local<i32> at the kernel's
-/// entry, 0.
-Value newCounter(KernelOp kernel, Location loc);
+/// A per-thread tile.local<i32> at the kernel's entry, `init` there (a
+/// ring's count of earlier iterations: 0).
+Value newCounter(KernelOp kernel, Location loc, int64_t init = 0);
+
+/// The trip count of a loop over [lb, ub) by `step` (index values), at
+/// least 0, as an i32.
+Value tripCount32(OpBuilder &b, Location loc, Value lb, Value ub, Value step);
 
 // Consumer.cpp
 
@@ -117,6 +121,9 @@ Value newCounter(KernelOp kernel, Location loc);
 /// into `head` in order. False unless there is exactly one such gemm and
 /// what else comes before it is pure arithmetic.
 bool overlapHead(llvm::ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head);
+
+/// Whether something in `ops` (or under them) uses a value of `values`.
+bool usesAny(llvm::ArrayRef<Operation *> ops, const llvm::DenseSet<Value> &values);
 
 /// Moves `arrive` (a stage's release at the end of a copy `ops` of the body)
 /// to just after the copy's last read of its stage, `tiles` (for a gemm, the
