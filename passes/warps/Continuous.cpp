@@ -6,10 +6,11 @@
 // nested loop's is (Producer.cpp): iteration j over all runs goes to group
 // j mod groups, at stage j mod stages. Only the compute side changes: each
 // group runs ONE loop over its iterations of all the items -- its k-th is
-// iteration j = group + k * groups over all runs -- in rounds of `unroll`
-// copies, each copy at a fixed stage, overlapped as in Consumer.cpp:
+// iteration j = group + k * groups over all runs -- in rounds of two
+// copies (two stages a group; see continuousRefusal for why not more), each
+// copy at a fixed stage, overlapped as in Consumer.cpp:
 //
-//   walk0 H0 sw0 walk1 H1 R0 sw1 walk2 H2 R1 ... sw(U-1) R(U-1)
+//   walk0 H0 sw0 walk1 H1 R0 sw1 R1
 //
 // H is a copy's head (wait for its stage, its gemm), R the rest of the
 // body. A walk moves the group's cursor over the items to the one holding
@@ -22,11 +23,12 @@
 // last one's: the prologue is cloned again there, on that item's stage.
 // These values are carried in registers; values of other types (views) are
 // recomputed for each copy from what the prologue computes them from, which
-// then reads no memory. Where the stream ends inside a round, the rest of
-// the round's copies issue their gemms on stale tiles, and nothing reads
-// the results (keeping every gemm in the same block as the reads it
-// overlaps, so that tile-distribute-fragments waits for all but the ones
-// after them).
+// then reads no memory. Where the stream ends inside a round, copy 1 still
+// issues its gemm, on stale tiles, and its rest still computes on the
+// result, only its stores and its stage release skipped (keeping every
+// gemm in the same block as the reads it overlaps, so that
+// tile-distribute-fragments waits for all but the ones after them, and the
+// rest's registers where ptxas puts them in a full round).
 //
 // No wgmma is in flight across a back edge (which makes ptxas serialise
 // every wgmma). The rounds run in an outer tile.for of kRounds carrying the
