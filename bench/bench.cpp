@@ -79,6 +79,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <cstdio>
 #include <functional>
 #include <optional>
@@ -290,7 +291,8 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
                   const Reference *reference = nullptr) {
   IndexerInputs in(S, T, ratio, H, D);
   double flop = in.flop;
-  // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it;
+  // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it (or
+  // one of its '|'-separated parts);
   // MINITILE_BENCH_REPS=n times each n times (with one variant kept, to
   // sample the clocks and power while it runs for seconds).
   const char *only = std::getenv("MINITILE_BENCH_ONLY");
@@ -302,8 +304,21 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   // same kernel early in it: docs/PERF.md, session 9).
   constexpr int kRound = 5;
   std::vector<const IndexerVariant *> chosen;
+  auto kept = [only](const char *name) {
+    if (!only)
+      return true;
+    std::string parts = only;
+    for (size_t at = 0; at <= parts.size();) {
+      size_t bar = std::min(parts.find('|', at), parts.size());
+      if (std::string_view(name).find(std::string_view(parts).substr(at, bar - at)) !=
+          std::string_view::npos)
+        return true;
+      at = bar + 1;
+    }
+    return false;
+  };
   for (auto &v : variants)
-    if (!only || std::strstr(v.name, only))
+    if (kept(v.name))
       chosen.push_back(&v);
   // Entry i < chosen.size() is variant i; the last, the reference if any.
   std::vector<std::function<void()>> launches;
