@@ -132,6 +132,12 @@ struct Builder {
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   }
 
+  /// Whether the group's stream goes on (an i1).
+  Value notEnded(OpBuilder &b) {
+    Value ended = load(b, endedL);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, ended, c32(b, 0));
+  }
+
   /// A per-thread i32 at the kernel's entry, `init` there.
   Value local(int64_t init) {
     return newCounter(outer->getParentOfType<KernelOp>(), loc, init);
@@ -185,8 +191,7 @@ struct Builder {
     auto loop = WhileOp::create(b, loc);
     {
       OpBuilder c = OpBuilder::atBlockEnd(&loop.getCondition().emplaceBlock());
-      Value going =
-          arith::CmpIOp::create(c, loc, arith::CmpIPredicate::eq, load(c, endedL), c32(c, 0));
+      Value going = notEnded(c);
       Value past = arith::CmpIOp::create(c, loc, arith::CmpIPredicate::sge, j, load(c, endL));
       ConditionOp::create(c, loc, arith::AndIOp::create(c, loc, going, past));
     }
@@ -225,8 +230,7 @@ struct Builder {
       store(e, arith::AddIOp::create(e, loc, end, trips32), endL);
       YieldOp::create(e, loc);
     }
-    Value exists =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, load(b, endedL), c32(b, 0));
+    Value exists = notEnded(b);
     Value item = load(b, oL);
     Value i = arith::SubIOp::create(b, loc, j, load(b, startL));
     Value step = arith::MulIOp::create(b, loc, toIndex(b, i), inner.getStep());
@@ -323,8 +327,8 @@ struct Builder {
     auto [map0, gemm0] = buildHead(b, 0, Value(), o0, iv0, parity);
     SmallVector<Value> now = switchTo(b, o0, Value(), values);
     // Copy 1: iteration j = group + (rounds * 2 + 1) * groups.
-    Value k = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, rounds, c32(b, 2)),
-                                    c32(b, 1));
+    Value twice = arith::MulIOp::create(b, loc, rounds, c32(b, 2));
+    Value k = arith::AddIOp::create(b, loc, twice, c32(b, 1));
     Value j =
         arith::AddIOp::create(b, loc, group32, arith::MulIOp::create(b, loc, k, c32(b, groups)));
     auto [exists1, o1, iv1] = walk(b, j, /*inFlight=*/true);
@@ -378,9 +382,7 @@ struct Builder {
     auto epochs = WhileOp::create(top, loc);
     {
       OpBuilder c = OpBuilder::atBlockEnd(&epochs.getCondition().emplaceBlock());
-      ConditionOp::create(
-          c, loc,
-          arith::CmpIOp::create(c, loc, arith::CmpIPredicate::eq, load(c, endedL), c32(c, 0)));
+      ConditionOp::create(c, loc, notEnded(c));
     }
     Block &epoch = epochs.getBody().emplaceBlock();
     OpBuilder e = OpBuilder::atBlockEnd(&epoch);
@@ -388,7 +390,8 @@ struct Builder {
     e.setInsertionPoint(epoch.getTerminator());
     // The carried values of the item last switched to (item 0 at first),
     // which the group still holds.
-    Value v = arith::MaxSIOp::create(e, loc, load(e, vItemL), c32(e, 0));
+    Value last = load(e, vItemL);
+    Value v = arith::MaxSIOp::create(e, loc, last, c32(e, 0));
     auto [vs, vparity] = itemCursor(e, v);
     MBarrierWaitOp::create(e, loc, barrier(e, outerRing.full, vs), vparity);
     IRMapping first = itemMap(e, v);
@@ -404,12 +407,12 @@ struct Builder {
     Block &round = rounds.getBody().front();
     OpBuilder r = OpBuilder::atBlockEnd(&round);
     ValueRange values = rounds.getRegionIterArgs();
-    Value going =
-        arith::CmpIOp::create(r, loc, arith::CmpIPredicate::eq, load(r, endedL), c32(r, 0));
+    Value going = notEnded(r);
     auto live = IfOp::create(r, loc, values.getTypes(), going);
     {
       OpBuilder t = OpBuilder::atBlockEnd(&live.getThenRegion().emplaceBlock());
-      Value k = arith::MulIOp::create(t, loc, load(t, roundsL), c32(t, unroll));
+      Value done = load(t, roundsL);
+      Value k = arith::MulIOp::create(t, loc, done, c32(t, unroll));
       Value j =
           arith::AddIOp::create(t, loc, group32, arith::MulIOp::create(t, loc, k, c32(t, groups)));
       auto [exists, o, iv] = walk(t, j, /*inFlight=*/false);
