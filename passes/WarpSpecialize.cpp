@@ -390,7 +390,10 @@ LogicalResult specialise(KernelOp kernel,
       if (failed(buildProducer(twin, twinBody, producerRing, share, descs, reads)))
         return failure();
     }
-    ring.runs = newCounter(kernel, loc);
+    // The compute side's count of earlier runs; a continuous loop and the
+    // loop around it keep a cursor of their own instead (Continuous.cpp).
+    if (!loop.getContinuous() && !continuousIn.contains(loop.getOperation()))
+      ring.runs = newCounter(kernel, loc);
     auto [at, made] = groups.try_emplace(perIteration, Value());
     if (made)
       at->second = loop.getGroups() == 1 ? constant(c, loc, 0)
