@@ -39,6 +39,9 @@
 #include "indexer_fwd_pers_cont_b3.h"
 #include "indexer_fwd_pers_cont_zz.h"
 #include "indexer_fwd_pers_cont_g1.h"
+#include "indexer_fwd_pers_cont6_zz.h"
+#include "indexer_fwd_pers_cont8.h"
+#include "indexer_fwd_pers_cont8_zz.h"
 #include "indexer_fwd_pers_ov_g1.h"
 #include "indexer_fwd_pers_b2_cont_last.h"
 #include "indexer_fwd_pers_b2_cont_zz.h"
@@ -231,6 +234,9 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"pers continuous s4", minitile::kernels::indexer_fwd_pers_cont, false},
           {"pers continuous s4 zz", minitile::kernels::indexer_fwd_pers_cont_zz, false},
           {"pers continuous 3 buf", minitile::kernels::indexer_fwd_pers_cont_b3, false},
+          {"pers continuous s6 zz", minitile::kernels::indexer_fwd_pers_cont6_zz, false},
+          {"pers continuous s8", minitile::kernels::indexer_fwd_pers_cont8, false},
+          {"pers continuous s8 zz", minitile::kernels::indexer_fwd_pers_cont8_zz, false},
           // One group: no other group to fall into step with.
           {"pers overlap 1 group", minitile::kernels::indexer_fwd_pers_ov_g1, false},
           {"pers continuous 1 group", minitile::kernels::indexer_fwd_pers_cont_g1, false},

@@ -56,8 +56,9 @@ template <bool Batched> struct IndexerFwd : Generator {
                          "persistent, with overlap: each warpgroup's KV tiles of one item "
                          "and the next form one stream, its gemms running on across the "
                          "items' ends (the weights and bounds switched where they cross) "
-                         "instead of draining at each (H200: faster with one warpgroup, "
-                         "slower with two so far; docs/PERF.md session 12)"};
+                         "instead of draining at each; two to four stages a warpgroup "
+                         "(H200: faster with one warpgroup, slower with two so far; "
+                         "docs/PERF.md sessions 12-13)"};
 
   Param<int> blocksPerSM{"blocks_per_sm", 1, 1, 4,
                          "blocks a multiprocessor holds at once (persistent: the grid is "

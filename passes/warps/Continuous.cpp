@@ -6,11 +6,11 @@
 // nested loop's is (Producer.cpp): iteration j over all runs goes to group
 // j mod groups, at stage j mod stages. Only the compute side changes: each
 // group runs ONE loop over its iterations of all the items -- its k-th is
-// iteration j = group + k * groups over all runs -- in rounds of two
-// copies (two stages a group; see continuousRefusal for why not more), each
-// copy at a fixed stage, overlapped as in Consumer.cpp:
+// iteration j = group + k * groups over all runs -- in rounds of U copies
+// (U = stages / groups, 2 to 4), each copy at a fixed stage, overlapped as
+// in Consumer.cpp:
 //
-//   walk0 H0 sw0 walk1 H1 R0 sw1 R1
+//   walk0 H0 sw0 walk1 H1 R0 sw1 walk2 H2 R1 ... sw(U-1) R(U-1)
 //
 // H is a copy's head (wait for its stage, its gemm), R the rest of the
 // body. A walk moves the group's cursor over the items to the one holding
@@ -23,12 +23,14 @@
 // last one's: the prologue is cloned again there, on that item's stage.
 // These values are carried in registers; values of other types (views) are
 // recomputed for each copy from what the prologue computes them from, which
-// then reads no memory. Where the stream ends inside a round, copy 1 still
-// issues its gemm, on stale tiles, and its rest still computes on the
-// result, only its stores and its stage release skipped (keeping every
-// gemm in the same block as the reads it overlaps, so that
-// tile-distribute-fragments waits for all but the ones after them, and the
-// rest's registers where ptxas puts them in a full round).
+// then reads no memory. Where the stream ends inside a round, the copies
+// past it still issue their gemms, on stale tiles, and their rests still
+// compute on the results, only their stores and stage releases skipped
+// (keeping every gemm and every partial wait in the same block as the reads
+// it overlaps, so that tile-distribute-fragments waits for all but the ones
+// after them and ptxas keeps the wgmma pipeline -- a rest under an if made
+// it serialise every wgmma, C7514 -- and the rests' registers where ptxas
+// puts them in a full round).
 //
 // No wgmma is in flight across a back edge (which makes ptxas serialise
 // every wgmma). The rounds run in an outer tile.for of kRounds carrying the
@@ -318,27 +320,39 @@ struct Builder {
     }
   }
 
-  /// One round of the two copies, at b (the first copy's iteration
-  /// exists): H0 sw0 walk1 H1 R0 sw1 R1. Returns the carried values after
-  /// it.
+  /// One round of the copies, at b (the first copy's iteration exists):
+  /// H0 sw0 walk1 H1 R0 sw1 walk2 H2 R1 ... R(U-1). Returns the carried
+  /// values after it.
   SmallVector<Value> buildRound(OpBuilder &b, Value o0, Value iv0, ValueRange values) {
     Value rounds = load(b, roundsL);
     Value parity = toIndex(b, arith::AndIOp::create(b, loc, rounds, c32(b, 1)));
+    SmallVector<Value> exists{Value()}, items{o0};
+    SmallVector<IRMapping> maps;
+    SmallVector<Operation *> gemms;
     auto [map0, gemm0] = buildHead(b, 0, Value(), o0, iv0, parity);
+    maps.push_back(map0);
+    gemms.push_back(gemm0);
     SmallVector<Value> now = switchTo(b, o0, Value(), values);
-    // Copy 1: iteration j = group + (rounds * 2 + 1) * groups.
-    Value twice = arith::MulIOp::create(b, loc, rounds, c32(b, 2));
-    Value k = arith::AddIOp::create(b, loc, twice, c32(b, 1));
-    Value j =
-        arith::AddIOp::create(b, loc, group32, arith::MulIOp::create(b, loc, k, c32(b, groups)));
-    auto [exists1, o1, iv1] = walk(b, j, /*inFlight=*/true);
-    auto [map1, gemm1] = buildHead(b, 1, exists1, o1, iv1, parity);
-    // Copy 0's rest under copy 1's gemm.
-    buildRest(b, 0, map0, gemm0, o0, now);
-    now = switchTo(b, o1, exists1, now);
-    buildRest(b, 1, map1, gemm1, o1, now, exists1);
-    // A gemm issued past the stream's end: done before anything reuses its
-    // registers.
+    Value first = arith::MulIOp::create(b, loc, rounds, c32(b, unroll));
+    for (int64_t c = 1; c < unroll; ++c) {
+      // Copy c: iteration j = group + (rounds * unroll + c) * groups.
+      Value k = arith::AddIOp::create(b, loc, first, c32(b, c));
+      Value step = arith::MulIOp::create(b, loc, k, c32(b, groups));
+      Value j = arith::AddIOp::create(b, loc, group32, step);
+      auto [there, o, iv] = walk(b, j, /*inFlight=*/true);
+      auto [map, gemm] = buildHead(b, c, there, o, iv, parity);
+      exists.push_back(there);
+      items.push_back(o);
+      maps.push_back(map);
+      gemms.push_back(gemm);
+      // Copy c - 1's rest under copy c's gemm.
+      buildRest(b, c - 1, maps[c - 1], gemms[c - 1], items[c - 1], now, exists[c - 1]);
+      now = switchTo(b, o, there, now);
+    }
+    buildRest(b, unroll - 1, maps[unroll - 1], gemms[unroll - 1], items[unroll - 1], now,
+              exists[unroll - 1]);
+    // Gemms issued past the stream's end: done before anything reuses
+    // their registers.
     WgmmaWaitOp::create(b, loc, 0);
     store(b, arith::AddIOp::create(b, loc, rounds, c32(b, 1)), roundsL);
     return now;
@@ -351,7 +365,6 @@ struct Builder {
       copy.erase();
     for (CopyOp copy : innerBody.copies)
       copy.erase();
-    assert(unroll == 2 && "checked by continuousRefusal");
     prologue = opsBefore(outer.getBody().front(), inner);
     SmallVector<Operation *> body = opsBefore(inner.getBody().front(), nullptr);
     llvm::SetVector<Operation *> heads;
@@ -456,11 +469,9 @@ std::string continuousRefusal(PipelinedOp inner, const Body &innerBody,
     if (llvm::isa<ForOp, PipelinedOp, WhileOp>(p))
       return "the loop around it runs inside another loop";
   int64_t groups = inner.getGroups(), stages = inner.getStages();
-  if (!inner.getOverlap() || stages % groups || stages / groups != 2)
-    return "it is not an overlapped loop whose groups each take two stages in turn (with "
-           "three or more, the copies between the first and the last read their gemms "
-           "under a partial wait in a branch, where the stream may have ended, and ptxas "
-           "then serialises every wgmma)";
+  if (!inner.getOverlap() || stages % groups || stages / groups < 2 || stages / groups > 4)
+    return "it is not an overlapped loop whose groups each take two to four stages in turn "
+           "(a round runs a copy of the body for each; more would only lengthen its code)";
   if (!inner.getInitArgs().empty() || !innerBody.accumulating.empty())
     return "it carries values";
   auto outside = [&](Value v) {

@@ -274,10 +274,12 @@ TEST(IndexerFwd, PersistentOverlappedShapesAndWindows) {
 TEST(IndexerFwd, ContinuousShapesAndWindows) {
   // Each group's KV tiles of one item and the next one overlapped stream:
   // longest first; zigzag with three item buffers; one group (every tile of
-  // every item its own).
+  // every item its own); rounds of three copies (zigzag) and four.
   checkPersistent({&minitile::kernels::indexer_fwd_continuous_h64_d128,
                    &minitile::kernels::indexer_fwd_continuous_zz_h64_d128,
-                   &minitile::kernels::indexer_fwd_continuous_one_h64_d128});
+                   &minitile::kernels::indexer_fwd_continuous_one_h64_d128,
+                   &minitile::kernels::indexer_fwd_continuous_s6_h64_d128,
+                   &minitile::kernels::indexer_fwd_continuous_s8_h64_d128});
 }
 
 TEST(IndexerFwd, TwoBlocksPerMultiprocessor) {

@@ -362,9 +362,9 @@ struct PipelinedOptions {
   /// item's end, and the groups take the items' iterations in turn as if
   /// they were one loop. The values the body reads from the item's code
   /// before the loop (its tiles, weights loaded from them, say) switch
-  /// where a group's iterations cross into the next item. (On the H200 so
-  /// far a win with one compute group, a loss with two: docs/PERF.md,
-  /// session 12.)
+  /// where a group's iterations cross into the next item. Needs `overlap`
+  /// and two to four stages a group. (On the H200 so far a win with one
+  /// compute group, a loss with two: docs/PERF.md, sessions 12-13.)
   bool continuous = false;
 };
 

@@ -321,15 +321,14 @@ tile.kernel @one_stage_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !ti
 
 // -----
 
-// A continuous loop whose groups each take three stages runs as a loop per
-// outer iteration, with a remark saying why (ptxas would serialise every
-// wgmma of the stream).
-tile.host @continuous_three_host(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
+// A continuous loop whose groups each take five stages runs as a loop per
+// outer iteration, with a remark saying why.
+tile.host @continuous_five_host(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
   %c1 = arith.constant 1 : index
-  tile.launch @continuous_three grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
+  tile.launch @continuous_five grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
   tile.return
 }
-tile.kernel @continuous_three(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+tile.kernel @continuous_five(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -338,8 +337,8 @@ tile.kernel @continuous_three(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index
     %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
     %q0 = arith.muli %item, %c64 : index
     tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
-    // expected-remark@+1 {{runs as a loop per iteration of the loop around it, not as one stream: it is not an overlapped loop whose groups each take two stages in turn}}
-    tile.pipelined %i = %c0 to %n step %c1 stages 6 groups 2 {
+    // expected-remark@+1 {{runs as a loop per iteration of the loop around it, not as one stream: it is not an overlapped loop whose groups each take two to four stages in turn}}
+    tile.pipelined %i = %c0 to %n step %c1 stages 10 groups 2 {
       %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
       %r = arith.muli %i, %c64 : index
       tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
