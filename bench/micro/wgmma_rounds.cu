@@ -1,0 +1,267 @@
+// wgmma_rounds.cu - how busy a compute-warpgroup round keeps the tensor pipe.
+//
+// A microbenchmark for the question docs/PERF.md (session 13) asks of the
+// indexer: with G compute warpgroups each running rounds of U overlapped
+// copies of "gemm, then epilogue" -- the shape tile-warp-specialize gives an
+// overlapped pipelined loop --
+//
+//   H0 [H1 wait(1) R0] [H2 wait(1) R1] ... wait(0) R(U-1)
+//
+// (H: wait for the copy's tile, 8 wgmma m64n128k16 on it, commit; R: the
+// epilogue on the copy before's accumulator, two alternating), what fraction
+// of the time the tensor pipe runs, and what costs it. Each warpgroup's
+// gemm reads a 64 x 128 bf16 tile (a KV tile) and a 128 x 128 one shared by
+// all (the queries), 128-byte swizzled; the contents do not matter. One
+// block a multiprocessor; clock64 around the loop; tensor % = 512 cycles a
+// gemm over the cycles a gemm took.
+//
+// Protocols:
+//   kStatic      no barriers: copy c always reads tile c (what a kernel would
+//                reach if its tiles were always there);
+//   kRing        each warpgroup its own ring of U stages, filled by a producer
+//                warp of its own with bulk copies (cp.async.bulk, 16 KiB, from
+//                an L2-resident buffer) on full/empty mbarriers, the stage
+//                released once its gemm is done -- the indexer's protocol;
+//   kRingNoWait  kRing, but the compute warps skip the full-barrier waits
+//                (timing only: they may read a tile being overwritten).
+// Epilogues:
+//   kNone        nothing but keeping the accumulator alive;
+//   kIndexer     the indexer's: relu(acc) * weight summed over 16 heads in
+//                four chains, the sum over a row's four lanes (two shuffles),
+//                the window test, one store a thread.
+//
+// Not part of the CMake build (CUDA and sm_90a only). Build and run:
+//   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
+//        -o wgmma-rounds bench/micro/wgmma_rounds.cu && ./wgmma-rounds
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+#define CHECK(x)                                                                         \
+  do {                                                                                   \
+    cudaError_t e = (x);                                                                 \
+    if (e != cudaSuccess) {                                                              \
+      std::printf("wgmma-rounds: %s at line %d\n", cudaGetErrorString(e), __LINE__);    \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
+
+enum Protocol { kStatic, kRing, kRingNoWait };
+enum Epilogue { kNone, kIndexer };
+
+constexpr int kTileBytes = 64 * 128 * 2;   // A: 64 rows x 128 bf16
+constexpr int kQueryBytes = 128 * 128 * 2; // B: 128 rows x 128 bf16
+constexpr int kIters = 2040;               // gemms a warpgroup (a multiple of 1..4 copies)
+
+// --- wgmma ------------------------------------------------------------------
+
+__device__ __forceinline__ uint64_t descriptor(uint32_t smem) {
+  return uint64_t((smem & 0x3FFFF) >> 4) | uint64_t(1) << 16 | uint64_t(1024 >> 4) << 32 |
+         uint64_t(1) << 62; // 128-byte swizzle, 8 rows of 128 bytes a group
+}
+
+__device__ __forceinline__ void wgmma(float *d, uint64_t a, uint64_t b, int accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
+        "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
+        "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+        "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),
+        "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),
+        "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),
+        "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
+        "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(a), "l"(b), "r"(accumulate));
+}
+
+/// The gemm of one copy: K = 128 in 8 steps of 16 (two 64-column panels).
+__device__ __forceinline__ void gemm(float *acc, uint32_t tile, uint32_t queries) {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    wgmma(acc, descriptor(tile + (k / 4) * 64 * 128 + (k % 4) * 32),
+          descriptor(queries + (k / 4) * 128 * 128 + (k % 4) * 32), k > 0);
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int N> __device__ __forceinline__ void waitGemms() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// --- mbarriers and bulk copies -------------------------------------------------
+
+__device__ __forceinline__ void barrierInit(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+__device__ __forceinline__ void barrierWait(uint32_t bar, int parity) {
+  asm volatile("{\n .reg .pred p;\n W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+               " @!p bra W;\n}\n" ::"r"(bar),
+               "r"(parity)
+               : "memory");
+}
+__device__ __forceinline__ void barrierArrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ void bulkLoad(uint32_t dst, const void *src, int bytes, uint32_t bar) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(dst),
+      "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
+}
+
+// --- the epilogue ----------------------------------------------------------------
+
+template <Epilogue E>
+__device__ __forceinline__ void epilogue(const float *acc, const float *weight, float *out,
+                                         int t) {
+  if (E == kNone) {
+    if (acc[0] == 1234.5f) // never: keeps the accumulator alive
+      out[threadIdx.x] = acc[63];
+    return;
+  }
+  float sum[4];
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    float s = 0.f;
+#pragma unroll
+    for (int h = 0; h < 16; ++h)
+      s = fmaf(fmaxf(acc[c * 16 + h], 0.f), weight[h], s);
+    s += __shfl_xor_sync(0xffffffff, s, 1);
+    s += __shfl_xor_sync(0xffffffff, s, 2);
+    sum[c] = s;
+  }
+  int lane = threadIdx.x & 3, row = threadIdx.x & 127, col = t + row % 64;
+  float v = lane == 0 ? sum[0] : lane == 1 ? sum[1] : lane == 2 ? sum[2] : sum[3];
+  out[(row / 64) * 4096 + (col & 4095)] = col >= (threadIdx.x & 7) ? v : -INFINITY;
+}
+
+// --- the kernel -------------------------------------------------------------------
+
+template <int G, int U, Protocol P, Epilogue E>
+__global__ void __launch_bounds__(128 * (G + 1), 1)
+    rounds(const unsigned char *kv, float *out, long long *cycles) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const uint32_t base = (uint32_t(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
+  const uint32_t queries = base, ring = base + kQueryBytes, bars = ring + G * U * kTileBytes;
+  auto full = [&](int s) { return bars + 8 * s; };
+  auto empty = [&](int s) { return bars + 8 * (G * U + s); };
+  const int group = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < G * U; ++s) {
+      barrierInit(full(s), 1);
+      barrierInit(empty(s), 128);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const long long start = clock64();
+  if (group == G) {
+    // The producer warpgroup (the last): warp g fills group g's ring.
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    const int warp = threadIdx.x / 32 % 4;
+    if constexpr (P != kStatic)
+      if (threadIdx.x % 32 == 0 && warp < G)
+        for (int t = 0; t < kIters; ++t) {
+          const int s = warp * U + t % U;
+          if (t >= U)
+            barrierWait(empty(s), (t / U - 1) & 1);
+          bulkLoad(ring + s * kTileBytes, kv + size_t(t % 64) * kTileBytes, kTileBytes, full(s));
+        }
+  } else {
+    // What the producer's 40 registers a thread leave of the 64 Ki.
+    constexpr int kCompute = (65536 - 128 * 40) / (128 * G) / 8 * 8 > 256
+                                 ? 256
+                                 : (65536 - 128 * 40) / (128 * G) / 8 * 8;
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kCompute));
+    float acc[2][64], weight[16];
+#pragma unroll
+    for (int h = 0; h < 16; ++h)
+      weight[h] = (threadIdx.x + h) * 1e-3f;
+    float *o = out + size_t(blockIdx.x) * 2 * 4096;
+    const uint32_t mine = ring + group * U * kTileBytes;
+    for (int k = 0; k < kIters; k += U) {
+      const int parity = (k / U) & 1;
+#pragma unroll
+      for (int c = 0; c < U; ++c) {
+        if (P == kRing)
+          barrierWait(full(group * U + c), parity);
+        gemm(acc[c & 1], mine + c * kTileBytes, queries);
+        if (c > 0) {
+          waitGemms<1>();
+          if (P != kStatic)
+            barrierArrive(empty(group * U + c - 1));
+          epilogue<E>(acc[(c - 1) & 1], weight, o, (k + c - 1) * 64);
+        }
+      }
+      waitGemms<0>();
+      if (P != kStatic)
+        barrierArrive(empty(group * U + U - 1));
+      epilogue<E>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    cycles[blockIdx.x] = clock64() - start;
+}
+
+template <int G, int U, Protocol P, Epilogue E>
+void run(const char *what, int sms, const unsigned char *kv, float *out, long long *cycles) {
+  const size_t bytes = 1024 + kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U;
+  auto kernel = rounds<G, U, P, E>;
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, out, cycles); // warm-up
+  CHECK(cudaGetLastError());
+  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, out, cycles);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  static long long c[1024];
+  CHECK(cudaMemcpy(c, cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
+  double mean = 0;
+  for (int i = 0; i < sms; ++i)
+    mean += double(c[i]) / sms;
+  const double perGemm = mean / (double(kIters) * G);
+  std::printf("%-44s G=%d U=%d: %6.1f cycles a gemm (512 at the tensor cores' rate): %5.1f %%\n",
+              what, G, U, perGemm, 100.0 * 512 / perGemm);
+}
+
+int main() {
+  int sms = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  unsigned char *kv;
+  float *out;
+  long long *cycles;
+  CHECK(cudaMalloc(&kv, 64 * kTileBytes));
+  CHECK(cudaMemset(kv, 0, 64 * kTileBytes));
+  CHECK(cudaMalloc(&out, size_t(sms) * 2 * 4096 * sizeof(float)));
+  CHECK(cudaMalloc(&cycles, sizeof(long long) * sms));
+  // The pipe alone: one warpgroup's gemms back to back, then two or three.
+  run<1, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, out, cycles);
+  run<2, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, out, cycles);
+  run<2, 2, kStatic, kNone>("no epilogue, no barriers", sms, kv, out, cycles);
+  // The indexer's epilogue, its tiles always there.
+  run<2, 2, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, out, cycles);
+  run<3, 1, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, out, cycles);
+  // The indexer's protocol: rings of U stages a group.
+  run<2, 2, kRing, kNone>("no epilogue, ring", sms, kv, out, cycles);
+  run<2, 2, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
+  run<2, 3, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
+  run<2, 4, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
+  run<3, 1, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
+  // The ring without the compute warps' waits for a full stage.
+  run<2, 2, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, out, cycles);
+  run<2, 4, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, out, cycles);
+  return 0;
+}
