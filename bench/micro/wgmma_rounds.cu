@@ -52,7 +52,7 @@ enum Epilogue { kNone, kIndexer };
 
 constexpr int kTileBytes = 64 * 128 * 2;   // A: 64 rows x 128 bf16
 constexpr int kQueryBytes = 128 * 128 * 2; // B: 128 rows x 128 bf16
-constexpr int kIters = 2040;               // gemms a warpgroup (a multiple of 1..4 copies)
+constexpr int kIters = 2016;               // gemms a warpgroup (a multiple of 1..4 copies and of items of 8 and 32)
 
 // --- wgmma ------------------------------------------------------------------
 
@@ -150,12 +150,12 @@ __device__ __forceinline__ void epilogue(const float *acc, const float *weight, 
 
 // --- the kernel -------------------------------------------------------------------
 
-template <int G, int U, Protocol P, Epilogue E>
+template <int G, int U, Protocol P, Epilogue E, int Item = 0>
 __global__ void __launch_bounds__(128 * (G + 1), 1)
     rounds(const unsigned char *kv, float *out, long long *cycles) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const uint32_t base = (uint32_t(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
-  const uint32_t queries = base, ring = base + kQueryBytes, bars = ring + G * U * kTileBytes;
+  const uint32_t queries = base, ring = base + 2 * kQueryBytes, bars = ring + G * U * kTileBytes;
   auto full = [&](int s) { return bars + 8 * s; };
   auto empty = [&](int s) { return bars + 8 * (G * U + s); };
   const int group = threadIdx.x / 128;
@@ -192,24 +192,35 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
       weight[h] = (threadIdx.x + h) * 1e-3f;
     float *o = out + size_t(blockIdx.x) * 2 * 4096;
     const uint32_t mine = ring + group * U * kTileBytes;
-    for (int k = 0; k < kIters; k += U) {
-      const int parity = (k / U) & 1;
+    // Items of `Item` tiles a group (0: one item): each item's queries in
+    // one of two buffers, its weights loaded from shared memory.
+    constexpr int kItem = Item ? Item : kIters;
+    for (int item = 0; item < kIters / kItem; ++item) {
+      const uint32_t q = queries + (item & 1) * kQueryBytes;
+      if (Item) {
 #pragma unroll
-      for (int c = 0; c < U; ++c) {
-        if (P == kRing)
-          barrierWait(full(group * U + c), parity);
-        gemm(acc[c & 1], mine + c * kTileBytes, queries);
-        if (c > 0) {
-          waitGemms<1>();
-          if (P != kStatic)
-            barrierArrive(empty(group * U + c - 1));
-          epilogue<E>(acc[(c - 1) & 1], weight, o, (k + c - 1) * 64);
-        }
+        for (int h = 0; h < 16; ++h)
+          asm volatile("ld.shared.f32 %0, [%1];" : "=f"(weight[h]) : "r"(q + 4 * ((threadIdx.x + h) % 128)));
       }
-      waitGemms<0>();
-      if (P != kStatic)
-        barrierArrive(empty(group * U + U - 1));
-      epilogue<E>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
+      for (int r = 0; r < kItem; r += U) {
+        const int k = item * kItem + r, parity = (k / U) & 1;
+#pragma unroll
+        for (int c = 0; c < U; ++c) {
+          if (P == kRing)
+            barrierWait(full(group * U + c), parity);
+          gemm(acc[c & 1], mine + c * kTileBytes, q);
+          if (c > 0) {
+            waitGemms<1>();
+            if (P != kStatic)
+              barrierArrive(empty(group * U + c - 1));
+            epilogue<E>(acc[(c - 1) & 1], weight, o, (k + c - 1) * 64);
+          }
+        }
+        waitGemms<0>();
+        if (P != kStatic)
+          barrierArrive(empty(group * U + U - 1));
+        epilogue<E>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
+      }
     }
   }
   __syncthreads();
@@ -217,10 +228,10 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     cycles[blockIdx.x] = clock64() - start;
 }
 
-template <int G, int U, Protocol P, Epilogue E>
+template <int G, int U, Protocol P, Epilogue E, int Item = 0>
 void run(const char *what, int sms, const unsigned char *kv, float *out, long long *cycles) {
-  const size_t bytes = 1024 + kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U;
-  auto kernel = rounds<G, U, P, E>;
+  const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U;
+  auto kernel = rounds<G, U, P, E, Item>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   kernel<<<sms, 128 * (G + 1), bytes>>>(kv, out, cycles); // warm-up
   CHECK(cudaGetLastError());
@@ -233,8 +244,8 @@ void run(const char *what, int sms, const unsigned char *kv, float *out, long lo
   for (int i = 0; i < sms; ++i)
     mean += double(c[i]) / sms;
   const double perGemm = mean / (double(kIters) * G);
-  std::printf("%-44s G=%d U=%d: %6.1f cycles a gemm (512 at the tensor cores' rate): %5.1f %%\n",
-              what, G, U, perGemm, 100.0 * 512 / perGemm);
+  std::printf("%-44s G=%d U=%d item=%2d: %6.1f cycles a gemm (512 at the tensor cores' rate): %5.1f %%\n",
+              what, G, U, Item, perGemm, 100.0 * 512 / perGemm);
 }
 
 int main() {
@@ -263,5 +274,11 @@ int main() {
   // The ring without the compute warps' waits for a full stage.
   run<2, 2, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, out, cycles);
   run<2, 4, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, out, cycles);
+  // Items: the queries and weights switch every `Item` tiles of a group.
+  run<2, 2, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, out, cycles);
+  run<2, 4, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, out, cycles);
+  run<2, 2, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, out, cycles);
+  run<2, 4, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, out, cycles);
+  run<2, 4, kStatic, kIndexer, 32>("indexer epilogue, no barriers, items", sms, kv, out, cycles);
   return 0;
 }
