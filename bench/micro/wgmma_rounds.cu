@@ -23,7 +23,10 @@
 //                an L2-resident buffer) on full/empty mbarriers, the stage
 //                released once its gemm is done -- the indexer's protocol;
 //   kRingNoWait  kRing, but the compute warps skip the full-barrier waits
-//                (timing only: they may read a tile being overwritten).
+//                (timing only: they may read a tile being overwritten);
+//   kRingTma     kRing with tensor-map loads (cp.async.bulk.tensor, two
+//                64-column boxes a tile, 128-byte swizzle), as the compiler
+//                issues them.
 // Epilogues:
 //   kNone        nothing but keeping the accumulator alive;
 //   kIndexer     the indexer's: relu(acc) * weight summed over 16 heads in
@@ -36,6 +39,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
 #define CHECK(x)                                                                         \
@@ -47,7 +52,7 @@
     }                                                                                    \
   } while (0)
 
-enum Protocol { kStatic, kRing, kRingNoWait };
+enum Protocol { kStatic, kRing, kRingNoWait, kRingTma };
 enum Epilogue { kNone, kIndexer };
 
 constexpr int kTileBytes = 64 * 128 * 2;   // A: 64 rows x 128 bf16
@@ -122,37 +127,51 @@ __device__ __forceinline__ void bulkLoad(uint32_t dst, const void *src, int byte
       : "memory");
 }
 
+/// Tile `row` (64 rows) of the tensor map into dst: two boxes of 64 x 64.
+__device__ __forceinline__ void tmaLoad(uint32_t dst, const CUtensorMap *map, int row,
+                                        uint32_t bar) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+               "r"(kTileBytes)
+               : "memory");
+  for (int panel = 0; panel < 2; ++panel)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst + panel * 64 * 128),
+                 "l"(map), "r"(panel * 64), "r"(row * 64), "r"(bar)
+                 : "memory");
+}
+
 // --- the epilogue ----------------------------------------------------------------
 
 template <Epilogue E>
 __device__ __forceinline__ void epilogue(const float *acc, const float *weight, float *out,
                                          int t) {
-  if (E == kNone) {
+  if constexpr (E == kNone) {
     if (acc[0] == 1234.5f) // never: keeps the accumulator alive
       out[threadIdx.x] = acc[63];
-    return;
-  }
-  float sum[4];
+  } else {
+    float sum[4];
 #pragma unroll
-  for (int c = 0; c < 4; ++c) {
-    float s = 0.f;
+    for (int c = 0; c < 4; ++c) {
+      float s = 0.f;
 #pragma unroll
-    for (int h = 0; h < 16; ++h)
-      s = fmaf(fmaxf(acc[c * 16 + h], 0.f), weight[h], s);
-    s += __shfl_xor_sync(0xffffffff, s, 1);
-    s += __shfl_xor_sync(0xffffffff, s, 2);
-    sum[c] = s;
+      for (int h = 0; h < 16; ++h)
+        s = fmaf(fmaxf(acc[c * 16 + h], 0.f), weight[h], s);
+      s += __shfl_xor_sync(0xffffffff, s, 1);
+      s += __shfl_xor_sync(0xffffffff, s, 2);
+      sum[c] = s;
+    }
+    int lane = threadIdx.x & 3, row = threadIdx.x & 127, col = t + row % 64;
+    float v = lane == 0 ? sum[0] : lane == 1 ? sum[1] : lane == 2 ? sum[2] : sum[3];
+    out[(row / 64) * 4096 + (col & 4095)] = col >= (threadIdx.x & 7) ? v : -INFINITY;
   }
-  int lane = threadIdx.x & 3, row = threadIdx.x & 127, col = t + row % 64;
-  float v = lane == 0 ? sum[0] : lane == 1 ? sum[1] : lane == 2 ? sum[2] : sum[3];
-  out[(row / 64) * 4096 + (col & 4095)] = col >= (threadIdx.x & 7) ? v : -INFINITY;
 }
 
 // --- the kernel -------------------------------------------------------------------
 
 template <int G, int U, Protocol P, Epilogue E, int Item = 0>
 __global__ void __launch_bounds__(128 * (G + 1), 1)
-    rounds(const unsigned char *kv, float *out, long long *cycles) {
+    rounds(const unsigned char *kv, const __grid_constant__ CUtensorMap map, float *out,
+           long long *cycles) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const uint32_t base = (uint32_t(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
   const uint32_t queries = base, ring = base + 2 * kQueryBytes, bars = ring + G * U * kTileBytes;
@@ -178,7 +197,10 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
           const int s = warp * U + t % U;
           if (t >= U)
             barrierWait(empty(s), (t / U - 1) & 1);
-          bulkLoad(ring + s * kTileBytes, kv + size_t(t % 64) * kTileBytes, kTileBytes, full(s));
+          if (P == kRingTma)
+            tmaLoad(ring + s * kTileBytes, &map, t % 64, full(s));
+          else
+            bulkLoad(ring + s * kTileBytes, kv + size_t(t % 64) * kTileBytes, kTileBytes, full(s));
         }
   } else {
     // What the producer's 40 registers a thread leave of the 64 Ki.
@@ -206,7 +228,7 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
         const int k = item * kItem + r, parity = (k / U) & 1;
 #pragma unroll
         for (int c = 0; c < U; ++c) {
-          if (P == kRing)
+          if (P == kRing || P == kRingTma)
             barrierWait(full(group * U + c), parity);
           gemm(acc[c & 1], mine + c * kTileBytes, q);
           if (c > 0) {
@@ -229,13 +251,14 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
 }
 
 template <int G, int U, Protocol P, Epilogue E, int Item = 0>
-void run(const char *what, int sms, const unsigned char *kv, float *out, long long *cycles) {
+void run(const char *what, int sms, const unsigned char *kv, const CUtensorMap &map, float *out,
+         long long *cycles) {
   const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U;
   auto kernel = rounds<G, U, P, E, Item>;
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, out, cycles); // warm-up
+  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles); // warm-up
   CHECK(cudaGetLastError());
-  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, out, cycles);
+  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   static long long c[1024];
@@ -258,27 +281,51 @@ int main() {
   CHECK(cudaMemset(kv, 0, 64 * kTileBytes));
   CHECK(cudaMalloc(&out, size_t(sms) * 2 * 4096 * sizeof(float)));
   CHECK(cudaMalloc(&cycles, sizeof(long long) * sms));
+  // The 64 tiles as a [4096, 128] bf16 tensor, boxes of 64 x 64, 128-byte swizzle.
+  PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
+  cudaDriverEntryPointQueryResult found;
+  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled",
+                                         reinterpret_cast<void **>(&encode), 12000,
+                                         cudaEnableDefault, &found));
+  if (!encode || found != cudaDriverEntryPointSuccess) {
+    std::printf("wgmma-rounds: no cuTensorMapEncodeTiled\n");
+    return 1;
+  }
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {128, 64 * 64}, strides[1] = {128 * 2};
+  const cuuint32_t box[2] = {64, 64}, unit[2] = {1, 1};
+  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, kv, dims, strides, box, unit,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
+    std::printf("wgmma-rounds: cuTensorMapEncodeTiled failed\n");
+    return 1;
+  }
   // The pipe alone: one warpgroup's gemms back to back, then two or three.
-  run<1, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, out, cycles);
-  run<2, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, out, cycles);
-  run<2, 2, kStatic, kNone>("no epilogue, no barriers", sms, kv, out, cycles);
+  run<1, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, map, out, cycles);
+  run<2, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, map, out, cycles);
+  run<2, 2, kStatic, kNone>("no epilogue, no barriers", sms, kv, map, out, cycles);
   // The indexer's epilogue, its tiles always there.
-  run<2, 2, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, out, cycles);
-  run<3, 1, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, out, cycles);
+  run<2, 2, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, map, out, cycles);
+  run<3, 1, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, map, out, cycles);
   // The indexer's protocol: rings of U stages a group.
-  run<2, 2, kRing, kNone>("no epilogue, ring", sms, kv, out, cycles);
-  run<2, 2, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
-  run<2, 3, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
-  run<2, 4, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
-  run<3, 1, kRing, kIndexer>("indexer epilogue, ring", sms, kv, out, cycles);
+  run<2, 2, kRing, kNone>("no epilogue, ring", sms, kv, map, out, cycles);
+  run<2, 2, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
+  run<2, 3, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
+  run<2, 4, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
+  run<3, 1, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
   // The ring without the compute warps' waits for a full stage.
-  run<2, 2, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, out, cycles);
-  run<2, 4, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, out, cycles);
+  run<2, 2, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, map, out, cycles);
+  run<2, 4, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, map, out, cycles);
   // Items: the queries and weights switch every `Item` tiles of a group.
-  run<2, 2, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, out, cycles);
-  run<2, 4, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, out, cycles);
-  run<2, 2, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, out, cycles);
-  run<2, 4, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, out, cycles);
-  run<2, 4, kStatic, kIndexer, 32>("indexer epilogue, no barriers, items", sms, kv, out, cycles);
+  run<2, 2, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
+  run<2, 4, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
+  run<2, 2, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
+  run<2, 4, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
+  run<2, 4, kStatic, kIndexer, 32>("indexer epilogue, no barriers, items", sms, kv, map, out, cycles);
+  // Tensor-map loads, as the compiler issues them.
+  run<2, 2, kRingTma, kIndexer>("indexer epilogue, tensor-map ring", sms, kv, map, out, cycles);
+  run<2, 4, kRingTma, kIndexer>("indexer epilogue, tensor-map ring", sms, kv, map, out, cycles);
+  run<2, 2, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items", sms, kv, map, out, cycles);
+  run<2, 4, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items", sms, kv, map, out, cycles);
   return 0;
 }
