@@ -250,26 +250,34 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     cycles[blockIdx.x] = clock64() - start;
 }
 
-template <int G, int U, Protocol P, Epilogue E, int Item = 0>
-void run(const char *what, int sms, const unsigned char *kv, const CUtensorMap &map, float *out,
-         long long *cycles) {
-  const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U;
-  auto kernel = rounds<G, U, P, E, Item>;
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles); // warm-up
-  CHECK(cudaGetLastError());
-  kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles);
-  CHECK(cudaGetLastError());
-  CHECK(cudaDeviceSynchronize());
-  static long long c[1024];
-  CHECK(cudaMemcpy(c, cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
-  double mean = 0;
-  for (int i = 0; i < sms; ++i)
-    mean += double(c[i]) / sms;
-  const double perGemm = mean / (double(kIters) * G);
-  std::printf("%-44s G=%d U=%d item=%2d: %6.1f cycles a gemm (512 at the tensor cores' rate): %5.1f %%\n",
-              what, G, U, Item, perGemm, 100.0 * 512 / perGemm);
-}
+/// What every configuration runs with.
+struct Harness {
+  int sms;
+  const unsigned char *kv;
+  CUtensorMap map;
+  float *out;
+  long long *cycles;
+
+  template <int G, int U, Protocol P, Epilogue E, int Item = 0> void run(const char *what) {
+    const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U;
+    auto kernel = rounds<G, U, P, E, Item>;
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles); // warm-up
+    CHECK(cudaGetLastError());
+    kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    static long long c[1024];
+    CHECK(cudaMemcpy(c, cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
+    double mean = 0;
+    for (int i = 0; i < sms; ++i)
+      mean += double(c[i]) / sms;
+    const double perGemm = mean / (double(kIters) * G);
+    std::printf("%-44s G=%d U=%d item=%2d: %6.1f cycles a gemm (512 at the tensor cores' rate): "
+                "%5.1f %%\n",
+                what, G, U, Item, perGemm, 100.0 * 512 / perGemm);
+  }
+};
 
 int main() {
   int sms = 0;
@@ -300,32 +308,33 @@ int main() {
     std::printf("wgmma-rounds: cuTensorMapEncodeTiled failed\n");
     return 1;
   }
+  Harness h{sms, kv, map, out, cycles};
   // The pipe alone: one warpgroup's gemms back to back, then two or three.
-  run<1, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, map, out, cycles);
-  run<2, 1, kStatic, kNone>("no epilogue, no barriers", sms, kv, map, out, cycles);
-  run<2, 2, kStatic, kNone>("no epilogue, no barriers", sms, kv, map, out, cycles);
+  h.run<1, 1, kStatic, kNone>("no epilogue, no barriers");
+  h.run<2, 1, kStatic, kNone>("no epilogue, no barriers");
+  h.run<2, 2, kStatic, kNone>("no epilogue, no barriers");
   // The indexer's epilogue, its tiles always there.
-  run<2, 2, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, map, out, cycles);
-  run<3, 1, kStatic, kIndexer>("indexer epilogue, no barriers", sms, kv, map, out, cycles);
+  h.run<2, 2, kStatic, kIndexer>("indexer epilogue, no barriers");
+  h.run<3, 1, kStatic, kIndexer>("indexer epilogue, no barriers");
   // The indexer's protocol: rings of U stages a group.
-  run<2, 2, kRing, kNone>("no epilogue, ring", sms, kv, map, out, cycles);
-  run<2, 2, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
-  run<2, 3, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
-  run<2, 4, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
-  run<3, 1, kRing, kIndexer>("indexer epilogue, ring", sms, kv, map, out, cycles);
+  h.run<2, 2, kRing, kNone>("no epilogue, ring");
+  h.run<2, 2, kRing, kIndexer>("indexer epilogue, ring");
+  h.run<2, 3, kRing, kIndexer>("indexer epilogue, ring");
+  h.run<2, 4, kRing, kIndexer>("indexer epilogue, ring");
+  h.run<3, 1, kRing, kIndexer>("indexer epilogue, ring");
   // The ring without the compute warps' waits for a full stage.
-  run<2, 2, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, map, out, cycles);
-  run<2, 4, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits", sms, kv, map, out, cycles);
+  h.run<2, 2, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits");
+  h.run<2, 4, kRingNoWait, kIndexer>("indexer epilogue, ring, no full waits");
   // Items: the queries and weights switch every `Item` tiles of a group.
-  run<2, 2, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
-  run<2, 4, kRing, kIndexer, 32>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
-  run<2, 2, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
-  run<2, 4, kRing, kIndexer, 8>("indexer epilogue, ring, items", sms, kv, map, out, cycles);
-  run<2, 4, kStatic, kIndexer, 32>("indexer epilogue, no barriers, items", sms, kv, map, out, cycles);
+  h.run<2, 2, kRing, kIndexer, 32>("indexer epilogue, ring, items");
+  h.run<2, 4, kRing, kIndexer, 32>("indexer epilogue, ring, items");
+  h.run<2, 2, kRing, kIndexer, 8>("indexer epilogue, ring, items");
+  h.run<2, 4, kRing, kIndexer, 8>("indexer epilogue, ring, items");
+  h.run<2, 4, kStatic, kIndexer, 32>("indexer epilogue, no barriers, items");
   // Tensor-map loads, as the compiler issues them.
-  run<2, 2, kRingTma, kIndexer>("indexer epilogue, tensor-map ring", sms, kv, map, out, cycles);
-  run<2, 4, kRingTma, kIndexer>("indexer epilogue, tensor-map ring", sms, kv, map, out, cycles);
-  run<2, 2, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items", sms, kv, map, out, cycles);
-  run<2, 4, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items", sms, kv, map, out, cycles);
+  h.run<2, 2, kRingTma, kIndexer>("indexer epilogue, tensor-map ring");
+  h.run<2, 4, kRingTma, kIndexer>("indexer epilogue, tensor-map ring");
+  h.run<2, 2, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items");
+  h.run<2, 4, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items");
   return 0;
 }
