@@ -525,8 +525,7 @@ std::string continuousRefusal(PipelinedOp inner, const Body &innerBody,
     if (op->getNumResults() && !isMemoryEffectFree(op))
       return "the code after its gemm has an op with results that touches memory ('" +
              op->getName().getStringRef().str() +
-             "'), which the last copy of a round "
-             "cannot run past the stream's end";
+             "'), which a copy past the stream's end cannot run";
   for (Value v : prologueReads(rest, prologue))
     if (llvm::isa<SharedType>(v.getType()) ||
         (!carriable(v.getType()) && readsMemory(v, prologueSet)))
