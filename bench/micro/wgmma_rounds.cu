@@ -31,7 +31,10 @@
 //   kNone        nothing but keeping the accumulator alive;
 //   kIndexer     the indexer's: relu(acc) * weight summed over 16 heads in
 //                four chains, the sum over a row's four lanes (two shuffles),
-//                the window test, one store a thread.
+//                the window test, one store a thread;
+//   kIndexerWide as kIndexer with a weight for each of a thread's 32
+//                columns, as the indexer holds them (16 more registers live
+//                across the loop).
 //
 // Not part of the CMake build (CUDA and sm_90a only). Build and run:
 //   nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
@@ -53,7 +56,7 @@
   } while (0)
 
 enum Protocol { kStatic, kRing, kRingNoWait, kRingTma };
-enum Epilogue { kNone, kIndexer };
+enum Epilogue { kNone, kIndexer, kIndexerWide };
 
 constexpr int kTileBytes = 64 * 128 * 2;   // A: 64 rows x 128 bf16
 constexpr int kQueryBytes = 128 * 128 * 2; // B: 128 rows x 128 bf16
@@ -155,7 +158,7 @@ __device__ __forceinline__ void epilogue(const float *acc, const float *weight, 
       float s = 0.f;
 #pragma unroll
       for (int h = 0; h < 16; ++h)
-        s = fmaf(fmaxf(acc[c * 16 + h], 0.f), weight[h], s);
+        s = fmaf(fmaxf(acc[c * 16 + h], 0.f), weight[E == kIndexerWide ? (c * 16 + h) % 32 : h], s);
       s += __shfl_xor_sync(0xffffffff, s, 1);
       s += __shfl_xor_sync(0xffffffff, s, 2);
       sum[c] = s;
@@ -208,9 +211,9 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
                                  ? 256
                                  : (65536 - 128 * 40) / (128 * G) / 8 * 8;
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kCompute));
-    float acc[2][64], weight[16];
+    float acc[2][64], weight[32];
 #pragma unroll
-    for (int h = 0; h < 16; ++h)
+    for (int h = 0; h < 32; ++h)
       weight[h] = (threadIdx.x + h) * 1e-3f;
     float *o = out + size_t(blockIdx.x) * 2 * 4096;
     const uint32_t mine = ring + group * U * kTileBytes;
@@ -221,7 +224,7 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
       const uint32_t q = queries + (item & 1) * kQueryBytes;
       if (Item) {
 #pragma unroll
-        for (int h = 0; h < 16; ++h)
+        for (int h = 0; h < 32; ++h)
           asm volatile("ld.shared.f32 %0, [%1];" : "=f"(weight[h]) : "r"(q + 4 * ((threadIdx.x + h) % 128)));
       }
       for (int r = 0; r < kItem; r += U) {
@@ -336,5 +339,10 @@ int main() {
   h.run<2, 4, kRingTma, kIndexer>("indexer epilogue, tensor-map ring");
   h.run<2, 2, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items");
   h.run<2, 4, kRingTma, kIndexer, 32>("indexer epilogue, tensor-map ring, items");
+  // A weight a column (32 registers), as the indexer holds them.
+  h.run<2, 2, kRingTma, kIndexerWide, 32>("wide indexer epilogue, tensor-map ring, items");
+  h.run<2, 4, kRingTma, kIndexerWide, 32>("wide indexer epilogue, tensor-map ring, items");
+  h.run<2, 2, kRingTma, kIndexerWide>("wide indexer epilogue, tensor-map ring");
+  h.run<2, 4, kRingTma, kIndexerWide>("wide indexer epilogue, tensor-map ring");
   return 0;
 }
