@@ -26,7 +26,13 @@
 //                (timing only: they may read a tile being overwritten);
 //   kRingTma     kRing with tensor-map loads (cp.async.bulk.tensor, two
 //                64-column boxes a tile, 128-byte swizzle), as the compiler
-//                issues them.
+//                issues them;
+//   kRingItems   kRingTma with items loaded as the persistent indexer loads
+//                them: a third producer warp fetches each item's queries
+//                (32 KiB) into one of two buffers on item barriers, the KV
+//                warps wait for an item to land before its first tile (the
+//                indexer's bounds), the compute warps wait for it before
+//                its first gemm and release it after its last.
 // Epilogues:
 //   kNone        nothing but keeping the accumulator alive;
 //   kIndexer     the indexer's: relu(acc) * weight summed over 16 heads in
@@ -55,7 +61,7 @@
     }                                                                                    \
   } while (0)
 
-enum Protocol { kStatic, kRing, kRingNoWait, kRingTma };
+enum Protocol { kStatic, kRing, kRingNoWait, kRingTma, kRingItems };
 enum Epilogue { kNone, kIndexer, kIndexerWide };
 
 constexpr int kTileBytes = 64 * 128 * 2;   // A: 64 rows x 128 bf16
@@ -180,11 +186,18 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
   const uint32_t queries = base, ring = base + 2 * kQueryBytes, bars = ring + G * U * kTileBytes;
   auto full = [&](int s) { return bars + 8 * s; };
   auto empty = [&](int s) { return bars + 8 * (G * U + s); };
+  auto itemFull = [&](int b) { return bars + 8 * (2 * G * U + b); };
+  auto itemEmpty = [&](int b) { return bars + 8 * (2 * G * U + 2 + b); };
+  constexpr int kItem = Item ? Item : kIters; // tiles a group an item
   const int group = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < G * U; ++s) {
       barrierInit(full(s), 1);
       barrierInit(empty(s), 128);
+    }
+    for (int b = 0; b < 2; ++b) {
+      barrierInit(itemFull(b), 1);
+      barrierInit(itemEmpty(b), 128 * G);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -194,13 +207,23 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     // The producer warpgroup (the last): warp g fills group g's ring.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     const int warp = threadIdx.x / 32 % 4;
+    if constexpr (P == kRingItems)
+      if (threadIdx.x % 32 == 0 && warp == G)
+        for (int i = 0; i < kIters / kItem; ++i) {
+          if (i >= 2)
+            barrierWait(itemEmpty(i & 1), (i / 2 - 1) & 1);
+          bulkLoad(queries + (i & 1) * kQueryBytes, kv + size_t(i % 32) * kQueryBytes,
+                   kQueryBytes, itemFull(i & 1));
+        }
     if constexpr (P != kStatic)
       if (threadIdx.x % 32 == 0 && warp < G)
         for (int t = 0; t < kIters; ++t) {
           const int s = warp * U + t % U;
           if (t >= U)
             barrierWait(empty(s), (t / U - 1) & 1);
-          if (P == kRingTma)
+          if (P == kRingItems && t % kItem == 0)
+            barrierWait(itemFull((t / kItem) & 1), (t / kItem / 2) & 1);
+          if (P == kRingTma || P == kRingItems)
             tmaLoad(ring + s * kTileBytes, &map, t % 64, full(s));
           else
             bulkLoad(ring + s * kTileBytes, kv + size_t(t % 64) * kTileBytes, kTileBytes, full(s));
@@ -219,9 +242,10 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     const uint32_t mine = ring + group * U * kTileBytes;
     // Items of `Item` tiles a group (0: one item): each item's queries in
     // one of two buffers, its weights loaded from shared memory.
-    constexpr int kItem = Item ? Item : kIters;
     for (int item = 0; item < kIters / kItem; ++item) {
       const uint32_t q = queries + (item & 1) * kQueryBytes;
+      if (P == kRingItems)
+        barrierWait(itemFull(item & 1), (item / 2) & 1);
       if (Item) {
 #pragma unroll
         for (int h = 0; h < 32; ++h)
@@ -231,7 +255,7 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
         const int k = item * kItem + r, parity = (k / U) & 1;
 #pragma unroll
         for (int c = 0; c < U; ++c) {
-          if (P == kRing || P == kRingTma)
+          if (P == kRing || P == kRingTma || P == kRingItems)
             barrierWait(full(group * U + c), parity);
           gemm(acc[c & 1], mine + c * kTileBytes, q);
           if (c > 0) {
@@ -246,6 +270,8 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
           barrierArrive(empty(group * U + U - 1));
         epilogue<E>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
       }
+      if (P == kRingItems)
+        barrierArrive(itemEmpty(item & 1));
     }
   }
   __syncthreads();
@@ -262,7 +288,7 @@ struct Harness {
   long long *cycles;
 
   template <int G, int U, Protocol P, Epilogue E, int Item = 0> void run(const char *what) {
-    const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U;
+    const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U + 32;
     auto kernel = rounds<G, U, P, E, Item>;
     CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles); // warm-up
@@ -344,5 +370,10 @@ int main() {
   h.run<2, 4, kRingTma, kIndexerWide, 32>("wide indexer epilogue, tensor-map ring, items");
   h.run<2, 2, kRingTma, kIndexerWide>("wide indexer epilogue, tensor-map ring");
   h.run<2, 4, kRingTma, kIndexerWide>("wide indexer epilogue, tensor-map ring");
+  // Items loaded as the persistent indexer loads them.
+  h.run<2, 2, kRingItems, kIndexer, 32>("indexer epilogue, ring, loaded items");
+  h.run<2, 4, kRingItems, kIndexer, 32>("indexer epilogue, ring, loaded items");
+  h.run<2, 2, kRingItems, kIndexer, 8>("indexer epilogue, ring, loaded items");
+  h.run<2, 4, kRingItems, kIndexer, 8>("indexer epilogue, ring, loaded items");
   return 0;
 }
