@@ -32,7 +32,11 @@
 //                (32 KiB) into one of two buffers on item barriers, the KV
 //                warps wait for an item to land before its first tile (the
 //                indexer's bounds), the compute warps wait for it before
-//                its first gemm and release it after its last.
+//                its first gemm and release it after its last;
+//   kRingItemsHeld  kRingItems with each copy's A descriptors made at the
+//                item's start from a value the compiler cannot see through
+//                and held in registers across the item (8 a copy), as the
+//                indexer's per-item loops hold theirs.
 // Epilogues:
 //   kNone        nothing but keeping the accumulator alive;
 //   kIndexer     the indexer's: relu(acc) * weight summed over 16 heads in
@@ -61,7 +65,7 @@
     }                                                                                    \
   } while (0)
 
-enum Protocol { kStatic, kRing, kRingNoWait, kRingTma, kRingItems };
+enum Protocol { kStatic, kRing, kRingNoWait, kRingTma, kRingItems, kRingItemsHeld };
 enum Epilogue { kNone, kIndexer, kIndexerWide };
 
 constexpr int kTileBytes = 64 * 128 * 2;   // A: 64 rows x 128 bf16
@@ -104,6 +108,17 @@ __device__ __forceinline__ void gemm(float *acc, uint32_t tile, uint32_t queries
 #pragma unroll
   for (int k = 0; k < 8; ++k)
     wgmma(acc, descriptor(tile + (k / 4) * 64 * 128 + (k % 4) * 32),
+          descriptor(queries + (k / 4) * 128 * 128 + (k % 4) * 32), k > 0);
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+/// The gemm with its A descriptors given (as a kernel holding them in
+/// registers across a loop passes them).
+__device__ __forceinline__ void gemmHeld(float *acc, const uint32_t *a, uint32_t queries) {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    wgmma(acc, uint64_t(a[k]) | uint64_t(1024 >> 4) << 32 | uint64_t(1) << 62,
           descriptor(queries + (k / 4) * 128 * 128 + (k % 4) * 32), k > 0);
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
@@ -207,7 +222,7 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     // The producer warpgroup (the last): warp g fills group g's ring.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
     const int warp = threadIdx.x / 32 % 4;
-    if constexpr (P == kRingItems)
+    if constexpr (P == kRingItems || P == kRingItemsHeld)
       if (threadIdx.x % 32 == 0 && warp == G)
         for (int i = 0; i < kIters / kItem; ++i) {
           if (i >= 2)
@@ -221,9 +236,9 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
           const int s = warp * U + t % U;
           if (t >= U)
             barrierWait(empty(s), (t / U - 1) & 1);
-          if (P == kRingItems && t % kItem == 0)
+          if ((P == kRingItems || P == kRingItemsHeld) && t % kItem == 0)
             barrierWait(itemFull((t / kItem) & 1), (t / kItem / 2) & 1);
-          if (P == kRingTma || P == kRingItems)
+          if (P == kRingTma || P == kRingItems || P == kRingItemsHeld)
             tmaLoad(ring + s * kTileBytes, &map, t % 64, full(s));
           else
             bulkLoad(ring + s * kTileBytes, kv + size_t(t % 64) * kTileBytes, kTileBytes, full(s));
@@ -244,8 +259,22 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     // one of two buffers, its weights loaded from shared memory.
     for (int item = 0; item < kIters / kItem; ++item) {
       const uint32_t q = queries + (item & 1) * kQueryBytes;
-      if (P == kRingItems)
+      if (P == kRingItems || P == kRingItemsHeld)
         barrierWait(itemFull(item & 1), (item / 2) & 1);
+      uint32_t held[U][8];
+      if constexpr (P == kRingItemsHeld) {
+        // Each through an asm the compiler cannot see through, so that it
+        // keeps all 8 U of them rather than recomputing them from one.
+#pragma unroll
+        for (int c = 0; c < U; ++c)
+#pragma unroll
+          for (int k = 0; k < 8; ++k) {
+            const uint32_t d =
+                ((mine + c * kTileBytes + (k / 4) * 64 * 128 + (k % 4) * 32) & 0x3FFFF) >> 4 |
+                1 << 16;
+            asm volatile("mov.u32 %0, %1;" : "=r"(held[c][k]) : "r"(d));
+          }
+      }
       if (Item) {
 #pragma unroll
         for (int h = 0; h < 32; ++h)
@@ -255,9 +284,12 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
         const int k = item * kItem + r, parity = (k / U) & 1;
 #pragma unroll
         for (int c = 0; c < U; ++c) {
-          if (P == kRing || P == kRingTma || P == kRingItems)
+          if (P == kRing || P == kRingTma || P == kRingItems || P == kRingItemsHeld)
             barrierWait(full(group * U + c), parity);
-          gemm(acc[c & 1], mine + c * kTileBytes, q);
+          if constexpr (P == kRingItemsHeld)
+            gemmHeld(acc[c & 1], held[c], q);
+          else
+            gemm(acc[c & 1], mine + c * kTileBytes, q);
           if (c > 0) {
             waitGemms<1>();
             if (P != kStatic)
@@ -270,7 +302,7 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
           barrierArrive(empty(group * U + U - 1));
         epilogue<E>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
       }
-      if (P == kRingItems)
+      if (P == kRingItems || P == kRingItemsHeld)
         barrierArrive(itemEmpty(item & 1));
     }
   }
@@ -375,5 +407,10 @@ int main() {
   h.run<2, 4, kRingItems, kIndexer, 32>("indexer epilogue, ring, loaded items");
   h.run<2, 2, kRingItems, kIndexer, 8>("indexer epilogue, ring, loaded items");
   h.run<2, 4, kRingItems, kIndexer, 8>("indexer epilogue, ring, loaded items");
+  // ... with the A descriptors held in registers across each item.
+  h.run<2, 2, kRingItemsHeld, kIndexer, 32>("indexer epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexer, 32>("indexer epilogue, loaded items, held descs");
+  h.run<2, 2, kRingItemsHeld, kIndexerWide, 32>("wide epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexerWide, 32>("wide epilogue, loaded items, held descs");
   return 0;
 }
