@@ -46,12 +46,12 @@
 //          mbarrier transactions) each pipelined loop becomes a plain tile.for
 //          whose copies tile-lower-copies makes synchronous, with a remark
 //          saying why. setmaxnreg only where the target has it. A
-//          `continuous` loop nested so (overlapped, two stages a group, the
-//          last thing the outer body does) has the same producer side, but
-//          its compute side and the outer loop's are built together: one
-//          stream of each group's iterations of every outer iteration
-//          (passes/warps/Continuous.cpp); one that cannot be runs per outer
-//          iteration, with a remark saying why.
+//          `continuous` loop nested so (overlapped, two to four stages a
+//          group, the last thing the outer body does) has the same producer
+//          side, but its compute side and the outer loop's are built
+//          together: one stream of each group's iterations of every outer
+//          iteration (passes/warps/Continuous.cpp); one that cannot be runs
+//          per outer iteration, with a remark saying why.
 //
 // This file decides who does what (the warps' shares, the fills, the
 // registers) and splits the kernel; passes/warps/ builds each loop's two

@@ -81,15 +81,7 @@ static bool readsRegisters(Operation *op) {
   return (ns == "arith" || ns == "math") && op->hasTrait<OpTrait::Elementwise>();
 }
 
-/// The op of `ops` (one copy of a pipelined body, at its top level, in
-/// order) after which the copy's stage may be released: the last one that
-/// reads a tile of `tiles` (or a view of one). A gemm's shared operands are
-/// read by the tensor cores until its result is first read, where
-/// distribute-fragments waits for it: for a gemm the op that counts is the
-/// first reading its result's registers (readsRegisters; through reshapes,
-/// transposes and broadcasts of it), itself, not under an if that may not
-/// run. Null where that does not hold (or a gemm's result is not read in the
-/// copy): the stage is then released at the end.
+/// Whether something in `ops` (or under them) uses a value of `values`.
 bool usesAny(ArrayRef<Operation *> ops, const llvm::DenseSet<Value> &values) {
   for (Operation *op : ops)
     if (op->walk([&](Operation *inner) {
@@ -102,6 +94,15 @@ bool usesAny(ArrayRef<Operation *> ops, const llvm::DenseSet<Value> &values) {
   return false;
 }
 
+/// The op of `ops` (one copy of a pipelined body, at its top level, in
+/// order) after which the copy's stage may be released: the last one that
+/// reads a tile of `tiles` (or a view of one). A gemm's shared operands are
+/// read by the tensor cores until its result is first read, where
+/// distribute-fragments waits for it: for a gemm the op that counts is the
+/// first reading its result's registers (readsRegisters; through reshapes,
+/// transposes and broadcasts of it), itself, not under an if that may not
+/// run. Null where that does not hold (or a gemm's result is not read in the
+/// copy): the stage is then released at the end.
 static Operation *lastStageRead(ArrayRef<Operation *> ops, ArrayRef<Value> tiles) {
   llvm::DenseSet<Value> shared(tiles.begin(), tiles.end());
   Operation *last = nullptr;

@@ -172,10 +172,6 @@ struct Builder {
       b.clone(*op, map);
   }
 
-  Value barrier(OpBuilder &b, Value tile, Value s) {
-    return MBarrierOfOp::create(b, loc, MBarrierType::get(b.getContext()), tile, s);
-  }
-
   /// An if without results; the builder at the end of its then-block.
   OpBuilder ifThen(OpBuilder &b, Value cond) {
     auto op = IfOp::create(b, loc, TypeRange(), cond);
@@ -209,7 +205,7 @@ struct Builder {
       if (inFlight)
         WgmmaWaitOp::create(leave, loc, 0);
       Value s = itemCursor(leave, o).first;
-      MBarrierArriveOp::create(leave, loc, barrier(leave, outerRing.empty, s));
+      MBarrierArriveOp::create(leave, loc, outerRing.barrier(leave, loc, outerRing.empty, s));
     }
     Value next = arith::AddIOp::create(w, loc, o, c32(w, 1));
     store(w, next, oL);
@@ -222,7 +218,7 @@ struct Builder {
       // Enter item next: wait for its tiles, count its iterations.
       OpBuilder e = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
       auto [s, parity] = itemCursor(e, next);
-      MBarrierWaitOp::create(e, loc, barrier(e, outerRing.full, s), parity);
+      MBarrierWaitOp::create(e, loc, outerRing.barrier(e, loc, outerRing.full, s), parity);
       IRMapping map = itemMap(e, next);
       clonePrologue(e, map);
       Value trips32 = tripCount32(e, loc, inner.getLowerBound(),
@@ -265,12 +261,8 @@ struct Builder {
   /// with, and the gemm.
   std::pair<IRMapping, Operation *> buildHead(OpBuilder &b, int64_t c, Value exists, Value o,
                                               Value iv, Value parity) {
-    if (exists) {
-      OpBuilder in = ifThen(b, exists);
-      MBarrierWaitOp::create(in, loc, barrier(in, innerRing.full, stages[c]), parity);
-    } else {
-      MBarrierWaitOp::create(b, loc, barrier(b, innerRing.full, stages[c]), parity);
-    }
+    OpBuilder at = exists ? ifThen(b, exists) : b;
+    MBarrierWaitOp::create(at, loc, innerRing.barrier(at, loc, innerRing.full, stages[c]), parity);
     IRMapping map = itemMap(b, o);
     map.map(inner.getInductionVar(), iv);
     for (AllocSharedOp alloc : innerBody.allocs)
@@ -302,7 +294,7 @@ struct Builder {
     SmallVector<Operation *> ops{gemm};
     for (Operation *op : rest)
       ops.push_back(b.clone(*op, map));
-    auto arrive = MBarrierArriveOp::create(b, loc, barrier(b, innerRing.empty, stages[c]));
+    auto arrive = MBarrierArriveOp::create(b, loc, innerRing.barrier(b, loc, innerRing.empty, stages[c]));
     SmallVector<Value> tiles;
     for (AllocSharedOp alloc : innerBody.allocs)
       tiles.push_back(map.lookup(alloc.getResult()));
@@ -406,7 +398,7 @@ struct Builder {
     Value last = load(e, vItemL);
     Value v = arith::MaxSIOp::create(e, loc, last, c32(e, 0));
     auto [vs, vparity] = itemCursor(e, v);
-    MBarrierWaitOp::create(e, loc, barrier(e, outerRing.full, vs), vparity);
+    MBarrierWaitOp::create(e, loc, outerRing.barrier(e, loc, outerRing.full, vs), vparity);
     IRMapping first = itemMap(e, v);
     clonePrologue(e, first);
     SmallVector<Value> inits;
