@@ -1,5 +1,15 @@
 //===- ParserGuard.cpp - refuse text that crashes MLIR 22's parser --------===//
+//
+// A dense array's element type is the token after `array <`, or a type alias
+// (`!name = index`, possibly through other aliases) naming it. Between any
+// two tokens the lexer skips whitespace, NUL bytes and `//` comments, so the
+// scan does too; a comment or a string literal is never a token.
+//
+//===----------------------------------------------------------------------===//
 #include "tools/minitile-opt/ParserGuard.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cctype>
 
@@ -11,43 +21,129 @@ bool isIdentifierChar(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.';
 }
 
+/// Walks `text` the way MLIR's lexer separates tokens.
+struct Scanner {
+  llvm::StringRef text;
+
+  /// The first position at or after `i` that is not whitespace, a NUL byte or
+  /// inside a `//` comment.
+  size_t skipTrivia(size_t i) const {
+    size_t n = text.size();
+    while (i < n) {
+      char c = text[i];
+      if (std::isspace(static_cast<unsigned char>(c)) || c == '\0') {
+        ++i;
+      } else if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+        while (i < n && text[i] != '\n')
+          ++i;
+      } else {
+        break;
+      }
+    }
+    return i;
+  }
+
+  /// The identifier starting at `i` (empty when none does).
+  llvm::StringRef identifierAt(size_t i) const {
+    size_t k = i;
+    while (k < text.size() && isIdentifierChar(text[k]))
+      ++k;
+    return text.slice(i, k);
+  }
+
+  /// The end of the string literal opening at `i`.
+  size_t skipString(size_t i) const {
+    for (++i; i < text.size() && text[i] != '"' && text[i] != '\n'; ++i)
+      if (text[i] == '\\')
+        ++i;
+    return i;
+  }
+
+  /// Calls `visit(i)` at every position outside comments and string literals
+  /// where a token may start.
+  template <typename Visit> void forEachTokenStart(Visit visit) const {
+    size_t n = text.size();
+    for (size_t i = 0; i < n; ++i) {
+      char c = text[i];
+      if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+        while (i < n && text[i] != '\n')
+          ++i;
+        continue;
+      }
+      if (c == '"') {
+        i = skipString(i);
+        continue;
+      }
+      if (i > 0 && isIdentifierChar(text[i - 1]))
+        continue; // inside a word
+      visit(i);
+    }
+  }
+};
+
+/// The names of the type aliases (`!name = ...`) that stand for `index`,
+/// directly or through other aliases.
+llvm::StringSet<> indexAliases(const Scanner &s) {
+  llvm::StringMap<std::string> target; // alias -> "index" or "!other"
+  s.forEachTokenStart([&](size_t i) {
+    if (s.text[i] != '!')
+      return;
+    llvm::StringRef name = s.identifierAt(i + 1);
+    if (name.empty())
+      return;
+    size_t j = s.skipTrivia(i + 1 + name.size());
+    if (j >= s.text.size() || s.text[j] != '=')
+      return;
+    j = s.skipTrivia(j + 1);
+    if (j < s.text.size() && s.text[j] == '!') {
+      llvm::StringRef other = s.identifierAt(j + 1);
+      if (!other.empty()) {
+        std::string to = "!";
+        to += other;
+        target[name] = to;
+      }
+    } else if (s.identifierAt(j) == "index") {
+      target[name] = "index";
+    }
+  });
+  llvm::StringSet<> aliases;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto &entry : target) {
+      llvm::StringRef to = entry.getValue();
+      bool isIndex = to == "index" || aliases.contains(to.drop_front());
+      if (isIndex && aliases.insert(entry.getKey()).second)
+        grew = true;
+    }
+  }
+  return aliases;
+}
+
 } // namespace
 
 std::optional<ParserHazard> findParserHazard(llvm::StringRef text) {
-  size_t n = text.size();
-  // What MLIR's lexer skips between tokens: whitespace and NUL bytes.
-  auto skipSpace = [&](size_t i) {
-    while (i < n && (std::isspace(static_cast<unsigned char>(text[i])) || text[i] == '\0'))
-      ++i;
-    return i;
-  };
-  for (size_t i = 0; i < n; ++i) {
-    char c = text[i];
-    if (c == '/' && i + 1 < n && text[i + 1] == '/') { // a comment, to the line's end
-      while (i < n && text[i] != '\n')
-        ++i;
-      continue;
+  Scanner s{text};
+  llvm::StringSet<> aliases = indexAliases(s);
+  std::optional<ParserHazard> hazard;
+  s.forEachTokenStart([&](size_t i) {
+    if (hazard || s.identifierAt(i) != "array")
+      return;
+    size_t j = s.skipTrivia(i + 5);
+    if (j >= text.size() || text[j] != '<')
+      return;
+    j = s.skipTrivia(j + 1);
+    if (s.identifierAt(j) == "index") {
+      hazard = ParserHazard{i, "a dense array of index ('array<index ...>') is not valid "
+                               "(and crashes MLIR 22's parser); use i64"};
+    } else if (j < text.size() && text[j] == '!' &&
+               aliases.contains(s.identifierAt(j + 1))) {
+      std::string message = "a dense array of index (through the type alias '!";
+      message += s.identifierAt(j + 1);
+      message += "') is not valid (and crashes MLIR 22's parser); use i64";
+      hazard = ParserHazard{i, message};
     }
-    if (c == '"') { // a string literal, with escapes
-      for (++i; i < n && text[i] != '"' && text[i] != '\n'; ++i)
-        if (text[i] == '\\')
-          ++i;
-      continue;
-    }
-    if (!text.substr(i).starts_with("array") || (i > 0 && isIdentifierChar(text[i - 1])))
-      continue;
-    size_t j = skipSpace(i + 5);
-    if (j >= n || text[j] != '<')
-      continue;
-    j = skipSpace(j + 1);
-    size_t k = j;
-    while (k < n && isIdentifierChar(text[k]))
-      ++k;
-    if (text.slice(j, k) == "index")
-      return ParserHazard{i, "a dense array of index ('array<index ...>') is not valid "
-                             "(and crashes MLIR 22's parser); use i64"};
-  }
-  return std::nullopt;
+  });
+  return hazard;
 }
 
 } // namespace minitile

@@ -1,10 +1,10 @@
 //===- ParserGuard.h - refuse text that crashes MLIR 22's parser ----------===//
 //
 // Upstream MLIR 22's attribute parser dereferences a null FloatType on a
-// dense array of `index` (`array<index: 1>`): any op's attribute, a
-// tile.kernel's included, takes the process down with SIGSEGV. Until the
-// library is fixed, text that reaches the parser is scanned first and such
-// arrays are a one-line error instead.
+// dense array of `index` (`array<index: 1>`, or `array<!t: 1>` after
+// `!t = index`): any op's attribute, a tile.kernel's included, takes the
+// process down with SIGSEGV. Until the library is fixed, text that reaches
+// the parser is scanned first and such arrays are a one-line error instead.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
