@@ -70,7 +70,7 @@ enum Epilogue { kNone, kIndexer, kIndexerWide };
 
 constexpr int kTileBytes = 64 * 128 * 2;   // A: 64 rows x 128 bf16
 constexpr int kQueryBytes = 128 * 128 * 2; // B: 128 rows x 128 bf16
-constexpr int kIters = 2016;               // gemms a warpgroup (a multiple of 1..4 copies and of items of 8 and 32)
+constexpr int kIters = 2016;               // gemms a warpgroup (a multiple of 1..4 copies and of items of 8, 32 and 1008)
 
 // --- wgmma ------------------------------------------------------------------
 
@@ -166,7 +166,7 @@ __device__ __forceinline__ void tmaLoad(uint32_t dst, const CUtensorMap *map, in
 
 // --- the epilogue ----------------------------------------------------------------
 
-template <Epilogue E>
+template <Epilogue E, bool Stream = false>
 __device__ __forceinline__ void epilogue(const float *acc, const float *weight, float *out,
                                          int t) {
   if constexpr (E == kNone) {
@@ -186,16 +186,18 @@ __device__ __forceinline__ void epilogue(const float *acc, const float *weight, 
     }
     int lane = threadIdx.x & 3, row = threadIdx.x & 127, col = t + row % 64;
     float v = lane == 0 ? sum[0] : lane == 1 ? sum[1] : lane == 2 ? sum[2] : sum[3];
-    out[(row / 64) * 4096 + (col & 4095)] = col >= (threadIdx.x & 7) ? v : -INFINITY;
+    float *at = Stream ? out + size_t(t / 64) * 128 + row // tile t/64 of this group's stream
+                       : out + (row / 64) * 4096 + (col & 4095);
+    *at = col >= (threadIdx.x & 7) ? v : -INFINITY;
   }
 }
 
 // --- the kernel -------------------------------------------------------------------
 
-template <int G, int U, Protocol P, Epilogue E, int Item = 0>
+template <int G, int U, Protocol P, Epilogue E, int Item = 0, bool Stream = false>
 __global__ void __launch_bounds__(128 * (G + 1), 1)
     rounds(const unsigned char *kv, const __grid_constant__ CUtensorMap map, float *out,
-           long long *cycles) {
+           long long *cycles, const unsigned char *bigQueries, float *bigOut) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const uint32_t base = (uint32_t(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
   const uint32_t queries = base, ring = base + 2 * kQueryBytes, bars = ring + G * U * kTileBytes;
@@ -227,7 +229,9 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
         for (int i = 0; i < kIters / kItem; ++i) {
           if (i >= 2)
             barrierWait(itemEmpty(i & 1), (i / 2 - 1) & 1);
-          bulkLoad(queries + (i & 1) * kQueryBytes, kv + size_t(i % 32) * kQueryBytes,
+          bulkLoad(queries + (i & 1) * kQueryBytes,
+                   Stream ? bigQueries + (size_t(blockIdx.x) * (kIters / kItem) + i) * kQueryBytes
+                          : kv + size_t(i % 32) * kQueryBytes,
                    kQueryBytes, itemFull(i & 1));
         }
     if constexpr (P != kStatic)
@@ -253,7 +257,8 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
 #pragma unroll
     for (int h = 0; h < 32; ++h)
       weight[h] = (threadIdx.x + h) * 1e-3f;
-    float *o = out + size_t(blockIdx.x) * 2 * 4096;
+    float *o = Stream ? bigOut + (size_t(blockIdx.x) * G + group) * kIters * 128
+                      : out + size_t(blockIdx.x) * 2 * 4096;
     const uint32_t mine = ring + group * U * kTileBytes;
     // Items of `Item` tiles a group (0: one item): each item's queries in
     // one of two buffers, its weights loaded from shared memory.
@@ -294,13 +299,13 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
             waitGemms<1>();
             if (P != kStatic)
               barrierArrive(empty(group * U + c - 1));
-            epilogue<E>(acc[(c - 1) & 1], weight, o, (k + c - 1) * 64);
+            epilogue<E, Stream>(acc[(c - 1) & 1], weight, o, (k + c - 1) * 64);
           }
         }
         waitGemms<0>();
         if (P != kStatic)
           barrierArrive(empty(group * U + U - 1));
-        epilogue<E>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
+        epilogue<E, Stream>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
       }
       if (P == kRingItems || P == kRingItemsHeld)
         barrierArrive(itemEmpty(item & 1));
@@ -318,14 +323,17 @@ struct Harness {
   CUtensorMap map;
   float *out;
   long long *cycles;
+  const unsigned char *bigQueries; // Stream: every item of every block, once
+  float *bigOut;                   // Stream: every tile of every group, once
 
-  template <int G, int U, Protocol P, Epilogue E, int Item = 0> void run(const char *what) {
+  template <int G, int U, Protocol P, Epilogue E, int Item = 0, bool Stream = false>
+  void run(const char *what) {
     const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U + 32;
-    auto kernel = rounds<G, U, P, E, Item>;
+    auto kernel = rounds<G, U, P, E, Item, Stream>;
     CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-    kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles); // warm-up
+    kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles, bigQueries, bigOut); // warm-up
     CHECK(cudaGetLastError());
-    kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles);
+    kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles, bigQueries, bigOut);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     static long long c[1024];
@@ -334,9 +342,9 @@ struct Harness {
     for (int i = 0; i < sms; ++i)
       mean += double(c[i]) / sms;
     const double perGemm = mean / (double(kIters) * G);
-    std::printf("%-44s G=%d U=%d item=%2d: %6.1f cycles a gemm (512 at the tensor cores' rate): "
+    std::printf("%-44s%s G=%d U=%d item=%2d: %6.1f cycles a gemm (512 at the tensor cores' rate): "
                 "%5.1f %%\n",
-                what, G, U, Item, perGemm, 100.0 * 512 / perGemm);
+                what, Stream ? " (streams)" : "", G, U, Item, perGemm, 100.0 * 512 / perGemm);
   }
 };
 
@@ -369,7 +377,15 @@ int main() {
     std::printf("wgmma-rounds: cuTensorMapEncodeTiled failed\n");
     return 1;
   }
-  Harness h{sms, kv, map, out, cycles};
+  // Streams: each block's items' queries read once from HBM, its logits
+  // written once (512 bytes a tile, as the indexer writes them), for items of
+  // 8 tiles and more.
+  unsigned char *bigQueries;
+  float *bigOut;
+  CHECK(cudaMalloc(&bigQueries, size_t(sms) * (kIters / 8) * kQueryBytes));
+  CHECK(cudaMemset(bigQueries, 0, size_t(sms) * (kIters / 8) * kQueryBytes));
+  CHECK(cudaMalloc(&bigOut, size_t(sms) * 2 * kIters * 128 * sizeof(float)));
+  Harness h{sms, kv, map, out, cycles, bigQueries, bigOut};
   // The pipe alone: one warpgroup's gemms back to back, then two or three.
   h.run<1, 1, kStatic, kNone>("no epilogue, no barriers");
   h.run<2, 1, kStatic, kNone>("no epilogue, no barriers");
@@ -412,5 +428,15 @@ int main() {
   h.run<2, 4, kRingItemsHeld, kIndexer, 32>("indexer epilogue, loaded items, held descs");
   h.run<2, 2, kRingItemsHeld, kIndexerWide, 32>("wide epilogue, loaded items, held descs");
   h.run<2, 4, kRingItemsHeld, kIndexerWide, 32>("wide epilogue, loaded items, held descs");
+  // ... with long items (1008 tiles a group) and short ones (8).
+  h.run<2, 2, kRingItemsHeld, kIndexerWide, 1008>("wide epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexerWide, 1008>("wide epilogue, loaded items, held descs");
+  h.run<2, 2, kRingItemsHeld, kIndexerWide, 8>("wide epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexerWide, 8>("wide epilogue, loaded items, held descs");
+  // ... with the queries read from and the logits written to HBM, once.
+  h.run<2, 2, kRingItemsHeld, kIndexerWide, 32, true>("wide epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexerWide, 32, true>("wide epilogue, loaded items, held descs");
+  h.run<2, 2, kRingItemsHeld, kIndexerWide, 1008, true>("wide epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexerWide, 1008, true>("wide epilogue, loaded items, held descs");
   return 0;
 }
