@@ -37,6 +37,10 @@
 //                item's start from a value the compiler cannot see through
 //                and held in registers across the item (8 a copy), as the
 //                indexer's per-item loops hold theirs.
+// Streams (the last template argument, with the item protocols): each
+// block's item queries read once from a buffer of every block's items (HBM,
+// not L2), its logits written once, 512 bytes a tile, as the indexer writes
+// them.
 // Epilogues:
 //   kNone        nothing but keeping the accumulator alive;
 //   kIndexer     the indexer's: relu(acc) * weight summed over 16 heads in
