@@ -1,5 +1,6 @@
 //===- Compile.cpp - the compile driver behind the CLI -------------------===//
 #include "tools/minitile/Compile.h"
+#include "tools/minitile/PtxOverride.h"
 
 #include "dsl/Build.h"
 
@@ -10,6 +11,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <regex>
 
 namespace minitile {
 
@@ -236,6 +239,13 @@ CompileResult compile(const CompileRequest &request) {
     result.ok = true;
     return result;
   }
+  if (!request.ptxFile.empty()) {
+    if (std::string why = checkPtxOverride(ptx, request.ptx); !why.empty()) {
+      result.error = "error: --ptx " + request.ptxFile + ": " + why;
+      return result;
+    }
+    ptx = request.ptx;
+  }
 
   // cubin, and the image of the C++ launcher when ptxas is available.
   std::vector<char> image(ptx.begin(), ptx.end());
@@ -250,7 +260,16 @@ CompileResult compile(const CompileRequest &request) {
       for (char &c : log)
         if (c == '\n')
           c = ' ';
-      result.error = "error: ptxas: " + log;
+      // The lines ptxas names are the edited file's: say so by its name.
+      if (!request.ptxFile.empty()) {
+        std::string name; // '$' is special in a replacement
+        for (char c : request.ptxFile)
+          name += c == '$' ? std::string("$$") : std::string(1, c);
+        log = std::regex_replace(log, std::regex("[^ ]*minitile-[^ ,]*\\.ptx"), name);
+      }
+      result.error = (request.ptxFile.empty() ? "error: ptxas: "
+                                              : "error: ptxas on --ptx " + request.ptxFile + ": ") +
+                     log;
       return result;
     }
     image = std::move(assembled.cubin);
@@ -271,7 +290,12 @@ CompileResult compile(const CompileRequest &request) {
   launcher.headerName = request.headerName;
   launcher.access = std::move(access);
   launcher.variant = request.variant;
-  launcher.provenance = provenance(request, "with " + describeParams(request));
+  launcher.provenance =
+      provenance(request, "with " + describeParams(request) +
+                              (request.ptxFile.empty()
+                                   ? ""
+                                   : ", its PTX edited (" +
+                                         llvm::sys::path::filename(request.ptxFile).str() + ")"));
   if (!emitLauncher(*hostSide, image, isCubin, launcher, result.launcher,
                     result.error)) {
     result.error = diagnostics.take("error: " + result.error);

@@ -24,6 +24,10 @@ struct CompileRequest {
   std::string cppNamespace = "minitile::kernels";
   std::string headerName; // for Emit::cpp: how the source includes the header
   std::string variant;    // for Emit::cpp: LauncherOptions::variant
+  // --ptx: the text assembled instead of the generated PTX (cubin, cpp), and
+  // the file it came from ("" = none). PtxOverride.h says what it must keep.
+  std::string ptx;
+  std::string ptxFile;
 };
 
 struct CompileResult {

@@ -1,6 +1,7 @@
 //===- Driver.cpp - `minitile list`, `compile` and `tune` ----------------===//
 #include "minitile/driver.h"
 #include "tools/minitile/Compile.h"
+#include "tools/minitile/PtxOverride.h"
 #include "tools/minitile/Tune.h"
 
 #include "minitile/dsl.h"
@@ -350,6 +351,10 @@ int run(int argc, char **argv) {
                          "a table of tuned values (minitile tune): the line for this kernel "
                          "gives the parameters -p does not; with lines for single shapes, "
                          "--emit cpp compiles each and its launcher picks by the sizes");
+  compileCmd->add_option("--ptx", request.ptxFile,
+                         "assemble FILE instead of the PTX the passes make (a hand-edited copy "
+                         "of --emit ptx's, for experiments; the same kernels with the same "
+                         "parameters); with --emit cubin or cpp");
   compileCmd->add_option("--shape", shape,
                          "with --tuned: use the line of the tuned shape nearest this one "
                          "(size=N,size=N, e.g. S=4096,S_kv=1024)");
@@ -389,6 +394,13 @@ int run(int argc, char **argv) {
   tuneCmd->add_option("-o,--output", tuneRequest.output,
                       "the directory to write (new, or one minitile tune wrote)")
       ->required();
+  tuneCmd->add_option("--ptx", tuneRequest.ptx,
+                      "PARAMS@FILE: one more point, the kernel of PARAMS (every searched "
+                      "parameter, name=value,...) assembled from FILE, a hand-edited copy of "
+                      "its --emit ptx -- timed and checked beside the others, never written "
+                      "to the table (repeatable)")
+      ->allow_extra_args(false)
+      ->take_all();
   tuneCmd->add_flag("--allow-spills", tuneRequest.allowSpills,
                     "time points whose kernels spill registers to local memory too (by "
                     "default they are left out, each with a note)");
@@ -422,6 +434,15 @@ int run(int argc, char **argv) {
     return fail("--namespace '" + request.cppNamespace + "' " + why);
   if (!shape.empty() && tuned.empty())
     return fail("--shape chooses a line of a --tuned table: give --tuned FILE too");
+  if (!request.ptxFile.empty()) {
+    if (request.emit != Emit::cubin && request.emit != Emit::cpp)
+      return fail("--ptx replaces the PTX a cubin or a launcher is built from: give --emit "
+                  "cubin or cpp");
+    if (!tuned.empty())
+      return fail("--ptx and --tuned do not go together: the edited PTX is one kernel's");
+    if (std::string error = readPtx(request.ptxFile, request.ptx); !error.empty())
+      return fail(error);
+  }
   return compileCommand(request, params, tuned, shape, output);
 }
 

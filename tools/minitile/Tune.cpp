@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/minitile/Tune.h"
+#include "tools/minitile/PtxOverride.h"
 #include "tools/minitile/Compile.h"
 #include "tools/minitile/TuneBuild.h"
 #include "tools/minitile/TuneTable.h"
@@ -275,9 +276,18 @@ struct CompiledPoint {
   ParamList values;   // the searched parameters
   std::string params; // "stages=4 warpgroups=3"
   int sameAs = -1;    // index into the compiled points
+  bool edited = false; // --ptx: assembled from an edited PTX, never a winner
   std::vector<LauncherArgument> arguments;
   LauncherSource launcher;
   std::vector<char> image;
+};
+
+/// A --ptx PARAMS@FILE: the point of those parameters, its PTX edited.
+struct EditedPoint {
+  std::string text;   // as given
+  ParamList values;   // every searched parameter, in the space's order
+  std::string file;   // the edited PTX
+  std::string ptx;    // its text
 };
 
 struct ShapeValues {
@@ -376,7 +386,7 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
   for (const CompiledPoint &p : points) {
     std::string n = std::to_string(p.index);
     s += "      {" + cppStringLiteral(p.params) + ", " + (p.sameAs < 0 ? "launch" + n : "nullptr") +
-         ", " + std::to_string(p.sameAs) + "},\n";
+         ", " + std::to_string(p.sameAs) + (p.edited ? ", true" : "") + "},\n";
   }
   s += "  };\n  return s;\n}\n\n} // namespace\n\n"
        "int main(int argc, char **argv) { return minitile::tune::runTune(argc, argv, spec()); }\n";
@@ -577,6 +587,41 @@ std::string tuneCommand(const TuneRequest &request) {
     if ((count *= sp.second.size()) > 100000)
       return "the space has more than 100000 points";
 
+  // Edited points: every searched parameter's value, then the PTX.
+  std::vector<EditedPoint> edited;
+  for (const std::string &text : request.ptx) {
+    EditedPoint e;
+    e.text = text;
+    size_t at = text.find('@');
+    if (at == std::string::npos || at + 1 == text.size())
+      return "--ptx takes PARAMS@FILE (PARAMS every searched parameter, name=value,...: "
+             "e.g. stages=8@edited.ptx), not '" + text + "'";
+    e.file = text.substr(at + 1);
+    std::map<std::string, std::string> given;
+    for (const std::string &part : split(text.substr(0, at), ',')) {
+      size_t eq = part.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return "--ptx '" + text + "': '" + part + "' is not name=value";
+      std::string name = part.substr(0, eq), value;
+      if (std::none_of(space.begin(), space.end(),
+                       [&](const auto &sp) { return sp.first == name; }))
+        return "--ptx '" + text + "': '" + name + "' is not a searched parameter (--space)";
+      if (!canonical(request.kernel, name, part.substr(eq + 1), value, error))
+        return "--ptx '" + text + "': " + error;
+      if (!given.emplace(name, value).second)
+        return "--ptx '" + text + "' gives '" + name + "' twice";
+    }
+    for (const auto &sp : space) {
+      auto it = given.find(sp.first);
+      if (it == given.end())
+        return "--ptx '" + text + "' does not give searched parameter '" + sp.first + "'";
+      e.values.emplace_back(sp.first, it->second);
+    }
+    if (std::string why = readPtx(e.file, e.ptx); !why.empty())
+      return why;
+    edited.push_back(std::move(e));
+  }
+
   // The key: every parameter not searched, with its value.
   ParamList key;
   {
@@ -631,6 +676,39 @@ std::string tuneCommand(const TuneRequest &request) {
   std::vector<ShapeValues> shapes;
   size_t rejected = 0;
   std::string firstRejection;
+  // Compiles `point` (its values set); "" or why it is left out.
+  auto compilePoint = [&](CompiledPoint &point, const std::string &ptxFile,
+                          const std::string &ptx) -> std::string {
+    CompileRequest compileRequest;
+    compileRequest.kernel = request.kernel;
+    compileRequest.params = fixed;
+    compileRequest.params.insert(compileRequest.params.end(), point.values.begin(),
+                                 point.values.end());
+    compileRequest.arch = request.arch;
+    compileRequest.emit = Emit::cpp;
+    compileRequest.instanceName = instance;
+    compileRequest.cppNamespace = "minitile::tune_points::p" + std::to_string(point.index);
+    compileRequest.headerName = "point_" + std::to_string(point.index) + ".h";
+    compileRequest.ptxFile = ptxFile;
+    compileRequest.ptx = ptx;
+    CompileResult result = compile(compileRequest);
+    std::string why = result.error;
+    if (result.ok && !points.empty() && !sameArguments(points.front().arguments, result.arguments))
+      why = "its arguments differ from those of the first point (" + points.front().params + ")";
+    // A kernel that spills is slow by construction: not worth timing (and
+    // a winner by luck would be a poor table line).
+    if (std::string spills = describeSpills(result);
+        result.ok && why.empty() && !request.allowSpills && !spills.empty())
+      why = "it " + spills + " (--allow-spills keeps it)";
+    if (why.rfind("error: ", 0) == 0)
+      why = why.substr(7);
+    if (!why.empty())
+      return why;
+    point.arguments = std::move(result.arguments);
+    point.launcher = std::move(result.launcher);
+    point.image = std::move(result.binary);
+    return "";
+  };
   for (size_t index = 0; index < count; ++index) {
     CompiledPoint point;
     point.index = index;
@@ -642,30 +720,8 @@ std::string tuneCommand(const TuneRequest &request) {
       rest %= stride;
     }
     point.params = formatParams(point.values);
-
-    CompileRequest compileRequest;
-    compileRequest.kernel = request.kernel;
-    compileRequest.params = fixed;
-    compileRequest.params.insert(compileRequest.params.end(), point.values.begin(),
-                                 point.values.end());
-    compileRequest.arch = request.arch;
-    compileRequest.emit = Emit::cpp;
-    compileRequest.instanceName = instance;
-    compileRequest.cppNamespace = "minitile::tune_points::p" + std::to_string(index);
-    compileRequest.headerName = "point_" + std::to_string(index) + ".h";
-    CompileResult result = compile(compileRequest);
-    std::string why = result.error;
-    if (result.ok && !points.empty() && !sameArguments(points.front().arguments, result.arguments))
-      why = "its arguments differ from those of the first point (" + points.front().params + ")";
-    // A kernel that spills is slow by construction: not worth timing (and
-    // a winner by luck would be a poor table line).
-    if (std::string spills = describeSpills(result);
-        result.ok && why.empty() && !request.allowSpills && !spills.empty())
-      why = "it " + spills + " (--allow-spills keeps it)";
-    if (!why.empty()) {
+    if (std::string why = compilePoint(point, "", ""); !why.empty()) {
       // Not fatal: a point the generator rejects is left out.
-      if (why.rfind("error: ", 0) == 0)
-        why = why.substr(7);
       std::cerr << "minitile: note: point " << index << " (" << point.params
                 << ") is left out: " << why << "\n";
       if (firstRejection.empty())
@@ -673,9 +729,6 @@ std::string tuneCommand(const TuneRequest &request) {
       ++rejected;
       continue;
     }
-    point.arguments = std::move(result.arguments);
-    point.launcher = std::move(result.launcher);
-    point.image = std::move(result.binary);
     for (size_t k = 0; k < points.size(); ++k)
       if (points[k].sameAs < 0 && points[k].image == point.image) {
         point.sameAs = int(k);
@@ -689,6 +742,19 @@ std::string tuneCommand(const TuneRequest &request) {
   }
   if (points.empty())
     return "no point of the space is left to time (the first left out: " + firstRejection + ")";
+  // The edited points, after the space's: each the kernel of its parameters
+  // assembled from an edited PTX -- timed and checked, never a winner.
+  for (const EditedPoint &e : edited) {
+    CompiledPoint point;
+    point.index = count + size_t(&e - edited.data());
+    point.values = e.values;
+    point.params = formatParams(e.values) + " (ptx: " +
+                   llvm::sys::path::filename(e.file).str() + ")";
+    point.edited = true;
+    if (std::string why = compilePoint(point, e.file, e.ptx); !why.empty())
+      return "--ptx " + e.text + ": " + why;
+    points.push_back(std::move(point));
+  }
   double compileSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -18,6 +18,7 @@ struct TuneRequest {
   std::string output;      // -o DIR
   std::string commandLine; // as typed, for the runner's table
   bool allowSpills = false; // --allow-spills: keep points whose kernels spill
+  std::vector<std::string> ptx; // --ptx PARAMS@FILE: points of edited PTX
 };
 
 /// `minitile tune`: compiles every point of the space and writes the

@@ -580,7 +580,8 @@ std::vector<unsigned char> initialContents(const Argument &a, const std::vector<
 int bestPoint(const Spec &spec, const std::vector<std::vector<Result>> &results) {
   int best = -1;
   for (size_t p = 0; p < spec.points.size(); ++p)
-    if (allOk(results[p]) && (best < 0 || geomean(results[p]) < geomean(results[best])))
+    if (!spec.points[p].edited && allOk(results[p]) &&
+        (best < 0 || geomean(results[p]) < geomean(results[best])))
       best = int(p);
   return best;
 }
@@ -606,7 +607,7 @@ std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>>
   for (size_t s = 0; s < spec.shapes.size(); ++s) {
     int top = -1;
     for (size_t p = 0; p < spec.points.size(); ++p)
-      if (results[p][s].status == Result::Status::ok &&
+      if (!spec.points[p].edited && results[p][s].status == Result::Status::ok &&
           (top < 0 || results[p][s].us < results[top][s].us))
         top = int(p);
     // The shape's own winner, for a launcher that dispatches by shape.
@@ -753,8 +754,14 @@ int work(const Spec &spec, const Options &o, int progress) {
 
   printTable(spec, results);
   int best = bestPoint(spec, results);
-  if (best < 0)
-    return fail("no point ran right on every shape: no table written");
+  if (best < 0) {
+    bool edited = false;
+    for (size_t p = 0; p < spec.points.size(); ++p)
+      edited |= spec.points[p].edited && allOk(results[p]);
+    return fail(edited ? "only points of edited PTX (--ptx) ran right on every shape, and "
+                         "they are never a winner: no table written"
+                       : "no point ran right on every shape: no table written");
+  }
   std::printf("\nbest: #%d %s, geomean %s\n", best, spec.points[best].params.c_str(),
               microseconds(geomean(results[best])).c_str());
   if (!writeFile(o.out, formatTable(spec, results, about), error))

@@ -89,6 +89,7 @@ struct Point {
   std::string params;
   void (*launch)(const Call &) = nullptr;
   int sameAs = -1;
+  bool edited = false; // its PTX edited (minitile tune --ptx): timed, never a winner
 };
 
 struct Spec {
