@@ -8,7 +8,9 @@
 //          divisions are expanded here.
 // Leaves:  llvm.func kernels marked nvvm.kernel with nvvm.maxntid, using only
 //          the LLVM and NVVM dialects (plus unrealized casts that
-//          reconcile-unrealized-casts removes). tile.host launchers are erased.
+//          reconcile-unrealized-casts removes), tensor maps as grid constants
+//          that the first thread prefetches as the kernel starts. tile.host
+//          launchers are erased.
 //
 // A !tile.tensor becomes !llvm.struct<(ptr<1>, i64 x rank-1)>: the origin
 // pointer and the outer strides in elements.
@@ -85,11 +87,38 @@ struct KernelOpLowering : ConvertOpToLLVMPattern<tile::KernelOp> {
         fn.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), rewriter.getI64IntegerAttr(64));
         fn.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(), rewriter.getUnitAttr());
       }
+    // The tensor maps the kernel copies through (before its body moves).
+    SmallVector<unsigned> maps;
+    for (auto [i, type] : llvm::enumerate(op.getArgumentTypes()))
+      if (llvm::isa<hopper::TmaDescType>(type) && !op.getBody().getArgument(i).use_empty())
+        maps.push_back(i);
     rewriter.inlineRegionBefore(op.getBody(), fn.getBody(), fn.end());
-    if (failed(rewriter.convertRegionTypes(&fn.getBody(), converter, &signature)))
+    Block *entry = rewriter.applySignatureConversion(&fn.getBody().front(), signature,
+                                                     &converter);
+    if (failed(rewriter.convertRegionTypes(&fn.getBody(), converter)))
       return failure();
+    prefetchTensorMaps(op.getLoc(), entry, maps, rewriter);
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// Each tensor map the kernel copies through, fetched as the kernel starts
+  /// (by its first thread; prefetch.tensormap): the first copy through it
+  /// then waits for its data only, not for the descriptor before it.
+  static void prefetchTensorMaps(Location loc, Block *entry, ArrayRef<unsigned> maps,
+                                 ConversionPatternRewriter &rewriter) {
+    if (maps.empty())
+      return;
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(entry);
+    Type i32 = rewriter.getI32Type();
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, i32);
+    Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+    Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, tid, zero);
+    for (unsigned i : maps)
+      NVVM::PrefetchOp::create(rewriter, loc, /*cacheLevel=*/nullptr,
+                               /*evictPriority=*/nullptr, entry->getArgument(i), first,
+                               /*tensormap=*/true);
   }
 };
 

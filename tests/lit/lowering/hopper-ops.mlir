@@ -8,7 +8,14 @@
 // CHECK-SAME: %{{.*}}: !llvm.ptr {llvm.align = 64 : i64, llvm.byval = !llvm.array<128 x i8>, nvvm.grid_constant}
 // setmaxnreg asks for one block per multiprocessor.
 // CHECK-SAME: nvvm.minctasm = 1 : i32
-tile.kernel @k(%map: !hopper.tma_desc, %x: f32) attributes {block = array<i32: 256, 1, 1>} {
+// The first thread fetches each tensor map the kernel copies through as it
+// starts (an unused one it leaves), before anything else.
+// CHECK-NEXT: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[ZERO]] : i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "@$1 prefetch.tensormap [$0];", "l,b" %arg0, %[[FIRST]] : (!llvm.ptr, i1) -> ()
+// CHECK-NOT: prefetch.tensormap
+tile.kernel @k(%map: !hopper.tma_desc, %x: f32, %unused: !hopper.tma_desc) attributes {block = array<i32: 256, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c16384 = arith.constant 16384 : index
