@@ -7,12 +7,14 @@
 //     -o DIR`, here: checks every name and value, compiles each point of the
 //     cross product of the spaces to a launcher (a point the generator
 //     rejects is reported and skipped; points with the same kernel image
-//     share one), and writes DIR: the launchers, tune_main.cpp (the kernel's
-//     arguments with their shapes and inits, the shapes, the points) and the
-//     runner's generic code (tune-runner/TuneRunner.{h,cpp}, embedded in this
-//     program at build time), then builds DIR/tune-runner with the C++
-//     compiler minitile was built with ($CXX overrides it) against the
-//     minitile runtime. DIR is written in a temporary folder beside it and
+//     share one; each --ptx PARAMS@FILE adds a point of those parameters
+//     assembled from an edited PTX, timed but never a winner), and writes
+//     DIR: the launchers, tune_main.cpp (the kernel's arguments with their
+//     shapes and inits, the shapes, the points) and the runner's generic
+//     code (tune-runner/TuneRunner.{h,cpp}, embedded in this program at
+//     build time), then builds DIR/tune-runner with the C++ compiler
+//     minitile was built with ($CXX overrides it) against the minitile
+//     runtime. DIR is written in a temporary folder beside it and
 //     renamed into place: whole, or not at all (TuneBuild.h).
 //  2. `DIR/tune-runner --out tuned.txt`, on the GPU: times every point on
 //     every shape and writes the winner to the table (TuneTable.h).
@@ -21,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/minitile/Tune.h"
-#include "tools/minitile/PtxOverride.h"
 #include "tools/minitile/Compile.h"
+#include "tools/minitile/PtxOverride.h"
 #include "tools/minitile/TuneBuild.h"
 #include "tools/minitile/TuneTable.h"
 
@@ -744,9 +746,10 @@ std::string tuneCommand(const TuneRequest &request) {
     return "no point of the space is left to time (the first left out: " + firstRejection + ")";
   // The edited points, after the space's: each the kernel of its parameters
   // assembled from an edited PTX -- timed and checked, never a winner.
-  for (const EditedPoint &e : edited) {
+  for (size_t k = 0; k < edited.size(); ++k) {
+    const EditedPoint &e = edited[k];
     CompiledPoint point;
-    point.index = count + size_t(&e - edited.data());
+    point.index = count + k;
     point.values = e.values;
     point.params = formatParams(e.values) + " (ptx: " +
                    llvm::sys::path::filename(e.file).str() + ")";
