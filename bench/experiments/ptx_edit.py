@@ -11,6 +11,8 @@ parameters and block shape (what --ptx requires) and changes one thing.
             the value stays, the store is never taken
   nohint    mbarrier.try_wait without its suspend-time hint: ptxas then
             spins on TRYWAIT instead of NANOSLEEP.SYNCS between tries
+  noprefetch  without the prefetch.tensormap of each tensor map at the
+            kernel's start (the lowering adds it since session 14)
 """
 import re
 import sys
@@ -38,7 +40,15 @@ def nohint(ptx):
     return out
 
 
-EDITS = {"nostore": nostore, "nohint": nohint}
+def noprefetch(ptx):
+    prefetch = re.compile(r"^[ \t]*(@%\w+\s+)?prefetch\.tensormap\s+\[[^\]]+\];[ \t]*\n", re.M)
+    out, n = prefetch.subn("", ptx)
+    if not n:
+        sys.exit("ptx_edit: noprefetch found no prefetch.tensormap")
+    return out
+
+
+EDITS = {"nostore": nostore, "nohint": nohint, "noprefetch": noprefetch}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4:
