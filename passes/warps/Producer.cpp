@@ -371,7 +371,9 @@ std::string producerRefusal(FillAsyncOp fill, const llvm::DenseSet<Value> &writt
              "' carries";
     }
     Operation *def = v.getDefiningOp();
-    std::string name = "'" + def->getName().getStringRef().str() + "'";
+    std::string name = "'"; // (built up: GCC 12 warns falsely of "'" + std::string)
+    name += def->getName().getStringRef();
+    name += "'";
     if (def->getNumRegions())
       return "its range depends on the result of " + name;
     if (llvm::isa<ThreadIdOp>(def))
