@@ -240,6 +240,9 @@ struct Options {
   uint64_t seed = 1;
   int pointTimeout = 60; // seconds one point may take on one shape
   std::vector<int> skip;  // points left out (they faulted or hung before)
+  // --profile P:S: only point P (the kernel it runs) on shape S, no table --
+  // for a profiler: its launches are one check, the warm-ups, the timed ones.
+  int profilePoint = -1, profileShape = -1;
 };
 
 /// The worker's exit status when a point lost the CUDA context.
@@ -420,6 +423,23 @@ bool parseOptions(int argc, char **argv, const Spec &spec, Options &o, std::stri
       int p = spec.points[v].sameAs >= 0 ? spec.points[v].sameAs : int(v);
       if (std::find(o.skip.begin(), o.skip.end(), p) == o.skip.end())
         o.skip.push_back(p);
+    } else if (arg == "--profile") {
+      size_t colon = value.find(':');
+      char *end = nullptr;
+      long long point = colon == std::string::npos ? -1 : std::strtoll(value.c_str(), &end, 10);
+      long long shape = -1;
+      if (point >= 0 && end == value.c_str() + colon && colon > 0 && colon + 1 < value.size())
+        shape = std::strtoll(value.c_str() + colon + 1, &end, 10);
+      if (point < 0 || shape < 0 || *end || point >= (long long)spec.points.size() ||
+          shape >= (long long)spec.shapes.size()) {
+        error = "--profile takes POINT:SHAPE, a point's number (0-" +
+                std::to_string(spec.points.size() - 1) + ") and a shape's (0-" +
+                std::to_string(spec.shapes.size() - 1) + ", in --shape's order), not '" +
+                value + "'";
+        return false;
+      }
+      o.profilePoint = spec.points[point].sameAs >= 0 ? spec.points[point].sameAs : int(point);
+      o.profileShape = int(shape);
     } else if (arg == "--rtol") {
       char *end = nullptr;
       double x = std::strtod(value.c_str(), &end);
@@ -438,7 +458,7 @@ bool parseOptions(int argc, char **argv, const Spec &spec, Options &o, std::stri
 
 const char kUsage[] =
     "usage: tune-runner [--out FILE] [--warmup N] [--reps N] [--rtol X] [--seed N]\n"
-    "                   [--point-timeout S] [--skip POINT]...\n"
+    "                   [--point-timeout S] [--skip POINT]... [--profile POINT:SHAPE]\n"
     "  Times every point on every shape (CUDA events: N warm-up launches, then the\n"
     "  median of --reps launches, the points taking turns 5 launches at a time) and\n"
     "  writes the winner to FILE (default tuned.txt)\n"
@@ -446,7 +466,10 @@ const char kUsage[] =
     "  --rtol 1e-2 (how far results may differ between points) --seed 1 (the inputs)\n"
     "  --point-timeout 60. A point that faults (the CUDA context is lost) or takes\n"
     "  longer than --point-timeout seconds on a shape is left out and the run starts\n"
-    "  again without it (as --skip POINT does), at most 8 times.\n";
+    "  again without it (as --skip POINT does), at most 8 times. --profile runs\n"
+    "  only POINT on SHAPE (numbers from 0, as printed and in --shape's order) and\n"
+    "  writes no table: its launches are one check, the warm-ups, then the timed\n"
+    "  ones (ncu --launch-skip 1 --launch-count 1 profiles a warm-up).\n";
 
 std::string today() {
   std::time_t now = std::time(nullptr);
@@ -658,6 +681,8 @@ int work(const Spec &spec, const Options &o, int progress) {
     std::fflush(stdout);
 
     for (size_t s = 0; s < spec.shapes.size(); ++s) {
+      if (o.profilePoint >= 0 && int(s) != o.profileShape)
+        continue;
       const Shape &shape = spec.shapes[s];
       // Every tensor of this shape, filled; the call's arguments.
       std::vector<TensorData> tensors(spec.arguments.size());
@@ -690,7 +715,7 @@ int work(const Spec &spec, const Options &o, int progress) {
         return kFaulted;
       };
       for (size_t p = 0; p < spec.points.size(); ++p) {
-        if (spec.points[p].sameAs >= 0)
+        if (spec.points[p].sameAs >= 0 || (o.profilePoint >= 0 && int(p) != o.profilePoint))
           continue;
         if (std::find(o.skip.begin(), o.skip.end(), int(p)) != o.skip.end()) {
           results[p][s] = {Result::Status::failed, 0,
@@ -728,7 +753,7 @@ int work(const Spec &spec, const Options &o, int progress) {
         }
       for (size_t p = 0; p < spec.points.size(); ++p) {
         const Point &point = spec.points[p];
-        if (point.sameAs >= 0)
+        if (point.sameAs >= 0 || (o.profilePoint >= 0 && int(p) != o.profilePoint))
           continue;
         Result &r = results[p][s];
         if (r.status == Result::Status::ok) {
@@ -752,6 +777,11 @@ int work(const Spec &spec, const Options &o, int progress) {
     return fail(e.what());
   }
 
+  if (o.profilePoint >= 0) {
+    std::printf("profiled #%d on %s: no table written\n", o.profilePoint,
+                spec.shapes[o.profileShape].name.c_str());
+    return results[o.profilePoint][o.profileShape].status == Result::Status::ok ? 0 : 1;
+  }
   printTable(spec, results);
   int best = bestPoint(spec, results);
   if (best < 0) {
