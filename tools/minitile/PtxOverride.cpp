@@ -100,7 +100,7 @@ std::vector<std::string> ptxEntries(const std::string &ptx) {
 
 std::string checkPtxOverride(const std::string &generated, const std::string &edited) {
   std::vector<std::string> want = ptxEntries(generated), got = ptxEntries(edited);
-  auto name = [](const std::string &entry) { return entry.substr(0, entry.find('(')); };
+  auto name = [](const std::string &entry) { return entry.substr(0, entry.find_first_of("( ")); };
   if (got.empty())
     return "it defines no kernel (.entry)";
   if (want.size() != got.size())
