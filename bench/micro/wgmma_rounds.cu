@@ -37,7 +37,9 @@
 //                item's start from a value the compiler cannot see through
 //                and held in registers across the item (8 a copy), as the
 //                indexer's per-item loops hold theirs.
-// Streams (the last template argument, with the item protocols): each
+// Interleave (the last template argument): copy c of group g on stage
+// c * G + g, as the compiler lays the indexer's ring out, not g * U + c.
+// Streams (the template argument before it, with the item protocols): each
 // block's item queries read once from a buffer of every block's items (HBM,
 // not L2), its logits written once, 512 bytes a tile, as the indexer writes
 // them.
@@ -198,7 +200,8 @@ __device__ __forceinline__ void epilogue(const float *acc, const float *weight, 
 
 // --- the kernel -------------------------------------------------------------------
 
-template <int G, int U, Protocol P, Epilogue E, int Item = 0, bool Stream = false>
+template <int G, int U, Protocol P, Epilogue E, int Item = 0, bool Stream = false,
+          bool Interleave = false>
 __global__ void __launch_bounds__(128 * (G + 1), 1)
     rounds(const unsigned char *kv, const __grid_constant__ CUtensorMap map, float *out,
            long long *cycles, const unsigned char *bigQueries, float *bigOut) {
@@ -210,6 +213,10 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
   auto itemFull = [&](int b) { return bars + 8 * (2 * G * U + b); };
   auto itemEmpty = [&](int b) { return bars + 8 * (2 * G * U + 2 + b); };
   constexpr int kItem = Item ? Item : kIters; // tiles a group an item
+  // Copy c of group g's round: its stage (ring slot and barriers). Group g's
+  // own U slots, or -- Interleave, as the compiler lays the indexer's ring
+  // out -- every G-th slot from g.
+  auto stage = [](int g, int c) { return Interleave ? c * G + g : g * U + c; };
   const int group = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int s = 0; s < G * U; ++s) {
@@ -241,7 +248,7 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     if constexpr (P != kStatic)
       if (threadIdx.x % 32 == 0 && warp < G)
         for (int t = 0; t < kIters; ++t) {
-          const int s = warp * U + t % U;
+          const int s = stage(warp, t % U);
           if (t >= U)
             barrierWait(empty(s), (t / U - 1) & 1);
           if ((P == kRingItems || P == kRingItemsHeld) && t % kItem == 0)
@@ -263,7 +270,6 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
       weight[h] = (threadIdx.x + h) * 1e-3f;
     float *o = Stream ? bigOut + (size_t(blockIdx.x) * G + group) * kIters * 128
                       : out + size_t(blockIdx.x) * 2 * 4096;
-    const uint32_t mine = ring + group * U * kTileBytes;
     // Items of `Item` tiles a group (0: one item): each item's queries in
     // one of two buffers, its weights loaded from shared memory.
     for (int item = 0; item < kIters / kItem; ++item) {
@@ -279,7 +285,8 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
 #pragma unroll
           for (int k = 0; k < 8; ++k) {
             const uint32_t d =
-                ((mine + c * kTileBytes + (k / 4) * 64 * 128 + (k % 4) * 32) & 0x3FFFF) >> 4 |
+                ((ring + stage(group, c) * kTileBytes + (k / 4) * 64 * 128 + (k % 4) * 32) &
+                 0x3FFFF) >> 4 |
                 1 << 16;
             asm volatile("mov.u32 %0, %1;" : "=r"(held[c][k]) : "r"(d));
           }
@@ -294,21 +301,21 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
 #pragma unroll
         for (int c = 0; c < U; ++c) {
           if (P == kRing || P == kRingTma || P == kRingItems || P == kRingItemsHeld)
-            barrierWait(full(group * U + c), parity);
+            barrierWait(full(stage(group, c)), parity);
           if constexpr (P == kRingItemsHeld)
             gemmHeld(acc[c & 1], held[c], q);
           else
-            gemm(acc[c & 1], mine + c * kTileBytes, q);
+            gemm(acc[c & 1], ring + stage(group, c) * kTileBytes, q);
           if (c > 0) {
             waitGemms<1>();
             if (P != kStatic)
-              barrierArrive(empty(group * U + c - 1));
+              barrierArrive(empty(stage(group, c - 1)));
             epilogue<E, Stream>(acc[(c - 1) & 1], weight, o, (k + c - 1) * 64);
           }
         }
         waitGemms<0>();
         if (P != kStatic)
-          barrierArrive(empty(group * U + U - 1));
+          barrierArrive(empty(stage(group, U - 1)));
         epilogue<E, Stream>(acc[(U - 1) & 1], weight, o, (k + U - 1) * 64);
       }
       if (P == kRingItems || P == kRingItemsHeld)
@@ -330,10 +337,11 @@ struct Harness {
   const unsigned char *bigQueries; // Stream: every item of every block, once
   float *bigOut;                   // Stream: every tile of every group, once
 
-  template <int G, int U, Protocol P, Epilogue E, int Item = 0, bool Stream = false>
+  template <int G, int U, Protocol P, Epilogue E, int Item = 0, bool Stream = false,
+            bool Interleave = false>
   void run(const char *what) {
     const size_t bytes = 1024 + 2 * kQueryBytes + size_t(G) * U * kTileBytes + 16 * G * U + 32;
-    auto kernel = rounds<G, U, P, E, Item, Stream>;
+    auto kernel = rounds<G, U, P, E, Item, Stream, Interleave>;
     CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     kernel<<<sms, 128 * (G + 1), bytes>>>(kv, map, out, cycles, bigQueries, bigOut); // warm-up
     CHECK(cudaGetLastError());
@@ -346,9 +354,10 @@ struct Harness {
     for (int i = 0; i < sms; ++i)
       mean += double(c[i]) / sms;
     const double perGemm = mean / (double(kIters) * G);
-    std::printf("%-44s%s G=%d U=%d item=%2d: %6.1f cycles a gemm (512 at the tensor cores' rate): "
+    std::printf("%-44s%s%s G=%d U=%d item=%2d: %6.1f cycles a gemm (512 at the tensor cores' rate): "
                 "%5.1f %%\n",
-                what, Stream ? " (streams)" : "", G, U, Item, perGemm, 100.0 * 512 / perGemm);
+                what, Stream ? " (streams)" : "", Interleave ? " (interleaved)" : "", G, U,
+                Item, perGemm, 100.0 * 512 / perGemm);
   }
 };
 
@@ -442,5 +451,9 @@ int main() {
   h.run<2, 4, kRingItemsHeld, kIndexerWide, 32, true>("wide epilogue, loaded items, held descs");
   h.run<2, 2, kRingItemsHeld, kIndexerWide, 1008, true>("wide epilogue, loaded items, held descs");
   h.run<2, 4, kRingItemsHeld, kIndexerWide, 1008, true>("wide epilogue, loaded items, held descs");
+  // ... with the groups' stages interleaved, as the compiler lays them out.
+  h.run<2, 2, kRingItemsHeld, kIndexerWide, 32, false, true>("wide epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexerWide, 32, false, true>("wide epilogue, loaded items, held descs");
+  h.run<2, 4, kRingItemsHeld, kIndexerWide, 1008, false, true>("wide epilogue, loaded items, held descs");
   return 0;
 }
