@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One device call for session 14's open questions, run on the GPU machine
+# from the repository root over a staged .gpu/:
+#   here:  bench/experiments/u4-items.sh && bench/experiments/floor.sh
+#          TUNE_DIRS="build/tune-u4 build/tune-floor" scripts/stage-gpu.sh
+#          nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
+#            -o .gpu/micro/wgmma-rounds bench/micro/wgmma_rounds.cu  (mkdir .gpu/micro first)
+#   there: bash bench/experiments/gpu-batch.sh   (logs packed into $OUT/batch.tgz)
+# 1. the GPU tests (the tensor-map prefetch had not run on a GPU);
+# 2. floor.sh's points (the prefetch's gain) and u4-items.sh's (P2: s4/s8,
+#    nohint, nostore);
+# 3. the microbenchmark (its interleaved stages, for P1);
+# 4. Nsight Compute on s8 with one item a multiprocessor and with four, and
+#    ncu_diff.py between their source pages.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+log=$(mktemp -d)
+out=${OUT:-$PWD/.gpu/out}
+mkdir -p "$out"
+step() { echo "== $*"; }
+step gpu-tests
+timeout 300 .gpu/gpu-tests > "$log/gpu-tests.log" 2>&1; echo "rc $?" >> "$log/gpu-tests.log"
+grep -E "^\[  (FAILED|PASSED) |^\[==========\]|^rc" "$log/gpu-tests.log" | tail -n 6
+for t in floor u4; do
+  step "tune-$t"
+  (cd ".gpu/tune/tune-$t" && timeout 200 ./tune-runner --warmup 5 --reps 40 --point-timeout 20 \
+    --out "$log/tuned-$t.txt" > "$log/tune-$t.log" 2>&1; echo "rc $?" >> "$log/tune-$t.log")
+  grep -v "^  S=" "$log/tune-$t.log" | head -n 14
+done
+if [ -x .gpu/micro/wgmma-rounds ]; then
+  step micro
+  timeout 60 .gpu/micro/wgmma-rounds > "$log/micro.log" 2>&1; tail -n 8 "$log/micro.log"
+fi
+step ncu
+for shape in 0 1; do
+  timeout 240 ncu --clock-control none --set full --launch-skip 1 --launch-count 1 \
+    -o "$log/s8-shape$shape" .gpu/tune/tune-u4/tune-runner --warmup 1 --reps 1 \
+    --profile 1:$shape > "$log/ncu-$shape.log" 2>&1
+  ncu --import "$log/s8-shape$shape.ncu-rep" --page source --csv --print-source sass \
+    > "$log/s8-shape$shape.csv" 2>&1
+  ncu --import "$log/s8-shape$shape.ncu-rep" --print-details all > "$log/s8-shape$shape.txt" 2>&1
+  grep -E "Duration|Pipe Tensor|SM Frequency" "$log/s8-shape$shape.txt" | head -n 4
+  rm -f "$log/s8-shape$shape.ncu-rep"
+done
+python3 bench/experiments/ncu_diff.py "$log/s8-shape0.csv" "$log/s8-shape1.csv" 20 | tee "$log/ncu-diff.txt"
+tar czf "$out/batch.tgz" -C "$log" .
