@@ -11,7 +11,7 @@
 #    nohint, nostore);
 # 3. the microbenchmark (its interleaved stages, for P1);
 # 4. Nsight Compute on s8 with one item a multiprocessor and with four, and
-#    ncu_diff.py between their source pages.
+#    ncu_diff.py between their source pages; on s4 with one item.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 log=$(mktemp -d)
@@ -32,15 +32,19 @@ if [ -x .gpu/micro/wgmma-rounds ]; then
   timeout 60 .gpu/micro/wgmma-rounds > "$log/micro.log" 2>&1; tail -n 8 "$log/micro.log"
 fi
 step ncu
-for shape in 0 1; do
+# s8 (point 1) with one item a multiprocessor (shape 0) and four (shape 1);
+# s4 (point 0) with one: the cycle-based tensor-pipe figure says whether P1
+# is real or the clock (the time-based ~79 % assumes 1.75 GHz).
+for run in 1:0 1:1 0:0; do
+  name=p${run%:*}-shape${run#*:}
   timeout 240 ncu --clock-control none --set full --launch-skip 1 --launch-count 1 \
-    -o "$log/s8-shape$shape" .gpu/tune/tune-u4/tune-runner --warmup 1 --reps 1 \
-    --profile 1:$shape > "$log/ncu-$shape.log" 2>&1
-  ncu --import "$log/s8-shape$shape.ncu-rep" --page source --csv --print-source sass \
-    > "$log/s8-shape$shape.csv" 2>&1
-  ncu --import "$log/s8-shape$shape.ncu-rep" --print-details all > "$log/s8-shape$shape.txt" 2>&1
-  grep -E "Duration|Pipe Tensor|SM Frequency" "$log/s8-shape$shape.txt" | head -n 4
-  rm -f "$log/s8-shape$shape.ncu-rep"
+    -o "$log/$name" .gpu/tune/tune-u4/tune-runner --warmup 1 --reps 1 \
+    --profile "$run" > "$log/ncu-$name.log" 2>&1
+  ncu --import "$log/$name.ncu-rep" --page source --csv --print-source sass \
+    > "$log/$name.csv" 2>&1
+  ncu --import "$log/$name.ncu-rep" --print-details all > "$log/$name.txt" 2>&1
+  echo "$name:"; grep -E "Duration|Pipe Tensor|SM Frequency" "$log/$name.txt" | head -n 4
+  rm -f "$log/$name.ncu-rep"
 done
-python3 bench/experiments/ncu_diff.py "$log/s8-shape0.csv" "$log/s8-shape1.csv" 20 | tee "$log/ncu-diff.txt"
+python3 bench/experiments/ncu_diff.py "$log/p1-shape0.csv" "$log/p1-shape1.csv" 20 | tee "$log/ncu-diff.txt"
 tar czf "$out/batch.tgz" -C "$log" .
