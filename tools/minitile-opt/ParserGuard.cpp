@@ -119,10 +119,38 @@ llvm::StringSet<> indexAliases(const Scanner &s) {
   return aliases;
 }
 
+/// The first bracket that nests deeper than kMaxNesting, if any: MLIR 22's
+/// parser recurses for each level and overflows the stack a few thousand
+/// levels down (the fuzzer's input: 7,352 `[`). `->`'s `>` closes nothing.
+std::optional<ParserHazard> tooDeep(const Scanner &s) {
+  constexpr int kMaxNesting = 256;
+  llvm::StringRef text = s.text;
+  int depth = 0;
+  for (size_t i = 0, n = text.size(); i < n; ++i) {
+    char c = text[i];
+    if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      while (i < n && text[i] != '\n')
+        ++i;
+    } else if (c == '"') {
+      i = s.skipString(i);
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > kMaxNesting)
+        return ParserHazard{i, "brackets nest deeper than " + std::to_string(kMaxNesting) +
+                                   " levels (MLIR 22's parser would overflow the stack)"};
+    } else if ((c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || text[i - 1] != '-'))) &&
+               depth > 0) {
+      --depth;
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<ParserHazard> findParserHazard(llvm::StringRef text) {
   Scanner s{text};
+  if (auto deep = tooDeep(s))
+    return deep;
   llvm::StringSet<> aliases = indexAliases(s);
   std::optional<ParserHazard> hazard;
   s.forEachTokenStart([&](size_t i) {

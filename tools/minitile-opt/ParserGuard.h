@@ -3,8 +3,10 @@
 // Upstream MLIR 22's attribute parser dereferences a null FloatType on a
 // dense array of `index` (`array<index: 1>`, or `array<!t: 1>` after
 // `!t = index`): any op's attribute, a tile.kernel's included, takes the
-// process down with SIGSEGV. Until the library is fixed, text that reaches
-// the parser is scanned first and such arrays are a one-line error instead.
+// process down with SIGSEGV. So does nesting a few thousand brackets deep
+// (the parser recurses for each). Until the library is fixed, text that
+// reaches the parser is scanned first: such arrays, and brackets nested
+// deeper than 256 levels, are a one-line error instead.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
