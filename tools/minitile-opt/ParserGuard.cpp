@@ -59,60 +59,55 @@ struct Scanner {
     return i;
   }
 
-  /// Calls `visit(i)` at every position outside comments and string literals
-  /// where a token may start.
-  template <typename Visit> void forEachTokenStart(Visit visit) const {
+  /// Calls `visit(i)` at every position outside comments and string
+  /// literals, in order, until it returns true.
+  template <typename Visit> void forEachChar(Visit visit) const {
     size_t n = text.size();
     for (size_t i = 0; i < n; ++i) {
-      char c = text[i];
-      if (c == '/' && i + 1 < n && text[i + 1] == '/') {
+      if (text[i] == '/' && i + 1 < n && text[i + 1] == '/') {
         while (i < n && text[i] != '\n')
           ++i;
-        continue;
-      }
-      if (c == '"') {
+      } else if (text[i] == '"') {
         i = skipString(i);
-        continue;
+      } else if (visit(i)) {
+        return;
       }
-      if (i > 0 && isIdentifierChar(text[i - 1]))
-        continue; // inside a word
-      visit(i);
     }
+  }
+
+  /// forEachChar, at the positions where a token may start (not inside a
+  /// word).
+  template <typename Visit> void forEachTokenStart(Visit visit) const {
+    forEachChar([&](size_t i) { return !(i > 0 && isIdentifierChar(text[i - 1])) && visit(i); });
   }
 };
 
 /// The names of the type aliases (`!name = ...`) that stand for `index`,
 /// directly or through other aliases.
 llvm::StringSet<> indexAliases(const Scanner &s) {
-  llvm::StringMap<std::string> target; // alias -> "index" or "!other"
+  llvm::StringMap<llvm::StringRef> target; // alias -> the alias it names, "" for index
   s.forEachTokenStart([&](size_t i) {
-    if (s.text[i] != '!')
-      return;
-    llvm::StringRef name = s.identifierAt(i + 1);
+    llvm::StringRef name = s.text[i] == '!' ? s.identifierAt(i + 1) : llvm::StringRef();
     if (name.empty())
-      return;
+      return false;
     size_t j = s.skipTrivia(i + 1 + name.size());
     if (j >= s.text.size() || s.text[j] != '=')
-      return;
+      return false;
     j = s.skipTrivia(j + 1);
     if (j < s.text.size() && s.text[j] == '!') {
-      llvm::StringRef other = s.identifierAt(j + 1);
-      if (!other.empty()) {
-        std::string to = "!";
-        to += other;
-        target[name] = to;
-      }
+      if (llvm::StringRef other = s.identifierAt(j + 1); !other.empty())
+        target[name] = other;
     } else if (s.identifierAt(j) == "index") {
-      target[name] = "index";
+      target[name] = "";
     }
+    return false;
   });
   llvm::StringSet<> aliases;
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto &entry : target) {
       llvm::StringRef to = entry.getValue();
-      bool isIndex = to == "index" || aliases.contains(to.drop_front());
-      if (isIndex && aliases.insert(entry.getKey()).second)
+      if ((to.empty() || aliases.contains(to)) && aliases.insert(entry.getKey()).second)
         grew = true;
     }
   }
@@ -126,23 +121,21 @@ std::optional<ParserHazard> tooDeep(const Scanner &s) {
   constexpr int kMaxNesting = 256;
   llvm::StringRef text = s.text;
   int depth = 0;
-  for (size_t i = 0, n = text.size(); i < n; ++i) {
+  std::optional<ParserHazard> hazard;
+  s.forEachChar([&](size_t i) {
     char c = text[i];
-    if (c == '/' && i + 1 < n && text[i + 1] == '/') {
-      while (i < n && text[i] != '\n')
-        ++i;
-    } else if (c == '"') {
-      i = s.skipString(i);
-    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+    if (c == '(' || c == '[' || c == '{' || c == '<') {
       if (++depth > kMaxNesting)
-        return ParserHazard{i, "brackets nest deeper than " + std::to_string(kMaxNesting) +
-                                   " levels (MLIR 22's parser would overflow the stack)"};
-    } else if ((c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || text[i - 1] != '-'))) &&
+        hazard = ParserHazard{i, "brackets nest deeper than " + std::to_string(kMaxNesting) +
+                                     " levels (MLIR 22's parser would overflow the stack)"};
+    } else if ((c == ')' || c == ']' || c == '}' ||
+                (c == '>' && (i == 0 || text[i - 1] != '-'))) &&
                depth > 0) {
       --depth;
     }
-  }
-  return std::nullopt;
+    return hazard.has_value();
+  });
+  return hazard;
 }
 
 } // namespace
@@ -154,11 +147,11 @@ std::optional<ParserHazard> findParserHazard(llvm::StringRef text) {
   llvm::StringSet<> aliases = indexAliases(s);
   std::optional<ParserHazard> hazard;
   s.forEachTokenStart([&](size_t i) {
-    if (hazard || s.identifierAt(i) != "array")
-      return;
+    if (s.identifierAt(i) != "array")
+      return false;
     size_t j = s.skipTrivia(i + 5);
     if (j >= text.size() || text[j] != '<')
-      return;
+      return false;
     j = s.skipTrivia(j + 1);
     if (s.identifierAt(j) == "index") {
       hazard = ParserHazard{i, "a dense array of index ('array<index ...>') is not valid "
@@ -170,6 +163,7 @@ std::optional<ParserHazard> findParserHazard(llvm::StringRef text) {
       message += "') is not valid (and crashes MLIR 22's parser); use i64";
       hazard = ParserHazard{i, message};
     }
+    return hazard.has_value();
   });
   return hazard;
 }

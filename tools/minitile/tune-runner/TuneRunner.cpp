@@ -243,6 +243,9 @@ struct Options {
   // --profile P:S: only point P (the kernel it runs) on shape S, no table --
   // for a profiler: its launches are one check, the warm-ups, the timed ones.
   int profilePoint = -1, profileShape = -1;
+
+  /// Whether point `p` sits this run out: --profile names another.
+  bool profilesOther(size_t p) const { return profilePoint >= 0 && int(p) != profilePoint; }
 };
 
 /// The worker's exit status when a point lost the CUDA context.
@@ -398,6 +401,8 @@ bool parseOptions(int argc, char **argv, const Spec &spec, Options &o, std::stri
       return false;
     };
     long long v = 0;
+    // The point whose kernel point `p` runs (a point sharing another's is that one).
+    auto runs = [&](int p) { return spec.points[p].sameAs >= 0 ? spec.points[p].sameAs : p; };
     if (arg == "--out" || arg == "-o") {
       o.out = value;
     } else if (arg == "--warmup") {
@@ -420,7 +425,7 @@ bool parseOptions(int argc, char **argv, const Spec &spec, Options &o, std::stri
       if (!whole(0, (long long)spec.points.size() - 1, v))
         return false;
       // The point that runs: a point sharing another's kernel is that one.
-      int p = spec.points[v].sameAs >= 0 ? spec.points[v].sameAs : int(v);
+      int p = runs(int(v));
       if (std::find(o.skip.begin(), o.skip.end(), p) == o.skip.end())
         o.skip.push_back(p);
     } else if (arg == "--profile") {
@@ -438,7 +443,7 @@ bool parseOptions(int argc, char **argv, const Spec &spec, Options &o, std::stri
                 value + "'";
         return false;
       }
-      o.profilePoint = spec.points[point].sameAs >= 0 ? spec.points[point].sameAs : int(point);
+      o.profilePoint = runs(int(point));
       o.profileShape = int(shape);
     } else if (arg == "--rtol") {
       char *end = nullptr;
@@ -715,7 +720,7 @@ int work(const Spec &spec, const Options &o, int progress) {
         return kFaulted;
       };
       for (size_t p = 0; p < spec.points.size(); ++p) {
-        if (spec.points[p].sameAs >= 0 || (o.profilePoint >= 0 && int(p) != o.profilePoint))
+        if (spec.points[p].sameAs >= 0 || o.profilesOther(p))
           continue;
         if (std::find(o.skip.begin(), o.skip.end(), int(p)) != o.skip.end()) {
           results[p][s] = {Result::Status::failed, 0,
@@ -753,7 +758,7 @@ int work(const Spec &spec, const Options &o, int progress) {
         }
       for (size_t p = 0; p < spec.points.size(); ++p) {
         const Point &point = spec.points[p];
-        if (point.sameAs >= 0 || (o.profilePoint >= 0 && int(p) != o.profilePoint))
+        if (point.sameAs >= 0 || o.profilesOther(p))
           continue;
         Result &r = results[p][s];
         if (r.status == Result::Status::ok) {
