@@ -29,7 +29,7 @@ for t in floor u4; do
 done
 if [ -x .gpu/micro/wgmma-rounds ]; then
   step micro
-  timeout 60 .gpu/micro/wgmma-rounds > "$log/micro.log" 2>&1; tail -n 8 "$log/micro.log"
+  timeout 90 .gpu/micro/wgmma-rounds > "$log/micro.log" 2>&1; tail -n 14 "$log/micro.log"
 fi
 step ncu
 # s8 (point 1) with one item a multiprocessor (shape 0) and four (shape 1);

@@ -37,6 +37,11 @@
 //                item's start from a value the compiler cannot see through
 //                and held in registers across the item (8 a copy), as the
 //                indexer's per-item loops hold theirs.
+//   sharedRounds (its own kernel): DeepGEMM's sm90 MQA-logits layout -- a
+//                stage holds a tile for every group, S stages, so each group
+//                sees every stage ahead of it; the gemm whole or split in two
+//                halves of N (m64n64), the first half's epilogue under the
+//                second half's wgmma; G = 4 fits (96-112 registers).
 // Interleave (the last template argument): copy c of group g on stage
 // c * G + g, as the compiler lays the indexer's ring out, not g * U + c.
 // Streams (the template argument before it, with the item protocols): each
@@ -129,6 +134,33 @@ __device__ __forceinline__ void gemmHeld(float *acc, const uint32_t *a, uint32_t
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
+/// wgmma m64n64k16 (the gemm's N split in two halves: 32 accumulators a thread).
+__device__ __forceinline__ void wgmma64(float *d, uint64_t a, uint64_t b, int accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),
+        "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),
+        "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),
+        "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+        "+f"(d[31])
+      : "l"(a), "l"(b), "r"(accumulate));
+}
+
+/// Half `h` of a copy's gemm: the tile against query rows 64h..64h+63 (N = 64).
+__device__ __forceinline__ void gemmHalf(float *acc, uint32_t tile, uint32_t queries, int h) {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    wgmma64(acc, descriptor(tile + (k / 4) * 64 * 128 + (k % 4) * 32),
+            descriptor(queries + (k / 4) * 128 * 128 + h * 64 * 128 + (k % 4) * 32), k > 0);
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
 template <int N> __device__ __forceinline__ void waitGemms() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
@@ -196,6 +228,30 @@ __device__ __forceinline__ void epilogue(const float *acc, const float *weight, 
                        : out + (row / 64) * 4096 + (col & 4095);
     *at = col >= (threadIdx.x & 7) ? v : -INFINITY;
   }
+}
+
+/// The epilogue of half `h` of a split gemm (32 accumulators: two rows of 16
+/// columns): two sums instead of four, each over a row's four lanes; lanes
+/// 2h and 2h + 1 store (so a tile's two halves store what the whole's one
+/// store does).
+template <Epilogue E>
+__device__ __forceinline__ void epilogueHalf(const float *acc, const float *weight, float *out,
+                                             int t, int h) {
+  float sum[2];
+#pragma unroll
+  for (int c = 0; c < 2; ++c) {
+    float s = 0.f;
+#pragma unroll
+    for (int j = 0; j < 16; ++j)
+      s = fmaf(fmaxf(acc[c * 16 + j], 0.f), weight[E == kIndexerWide ? h * 16 + j : j], s);
+    s += __shfl_xor_sync(0xffffffff, s, 1);
+    s += __shfl_xor_sync(0xffffffff, s, 2);
+    sum[c] = s;
+  }
+  int lane = threadIdx.x & 3, row = threadIdx.x & 127, col = t + row % 64;
+  float v = lane & 1 ? sum[1] : sum[0];
+  if (lane >> 1 == h)
+    out[(row / 64) * 4096 + (col & 4095)] = col >= (threadIdx.x & 7) ? v : -INFINITY;
 }
 
 // --- the kernel -------------------------------------------------------------------
@@ -327,6 +383,93 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     cycles[blockIdx.x] = clock64() - start;
 }
 
+/// The two boxes of tile `row` into dst, on `bar` (whose expected bytes the
+/// caller sets).
+__device__ __forceinline__ void tmaBoxes(uint32_t dst, const CUtensorMap *map, int row,
+                                         uint32_t bar) {
+  for (int panel = 0; panel < 2; ++panel)
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst + panel * 64 * 128),
+                 "l"(map), "r"(panel * 64), "r"(row * 64), "r"(bar)
+                 : "memory");
+}
+
+/// Shared stages, as DeepGEMM's sm90 MQA-logits kernel lays its ring out: a
+/// stage holds one 64-row tile for each of the G warpgroups (a 64G-row KV
+/// block), S stages, one producer warp filling each with one expect-tx and
+/// 2G tensor-map boxes; every warpgroup waits for each stage, runs its gemm
+/// on its own tile of it and releases it (the empty barrier counts all G
+/// groups). So each group sees all S stages ahead of it, where kRing gives
+/// it U. One gemm a tile and group (no copy overlaps another's gemm), or --
+/// Split -- the gemm's N in two halves, each its own commit group, the first
+/// half's epilogue running under the second half's wgmma (the stage
+/// released once both are done).
+template <int G, int S, bool Split, Epilogue E>
+__global__ void __launch_bounds__(128 * (G + 1), 1)
+    sharedRounds(const CUtensorMap __grid_constant__ map, float *out, long long *cycles) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const uint32_t base = (uint32_t(__cvta_generic_to_shared(smem)) + 1023) & ~1023u;
+  const uint32_t queries = base, ring = base + kQueryBytes, bars = ring + S * G * kTileBytes;
+  auto full = [&](int s) { return bars + 8 * s; };
+  auto empty = [&](int s) { return bars + 8 * (S + s); };
+  const int group = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      barrierInit(full(s), 1);
+      barrierInit(empty(s), 128 * G);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  __syncthreads();
+  const long long start = clock64();
+  if (group == G) {
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+    if (threadIdx.x % 128 == 0)
+      for (int t = 0; t < kIters; ++t) {
+        const int s = t % S;
+        if (t >= S)
+          barrierWait(empty(s), (t / S - 1) & 1);
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full(s)),
+                     "r"(G * kTileBytes)
+                     : "memory");
+        for (int g = 0; g < G; ++g)
+          tmaBoxes(ring + (s * G + g) * kTileBytes, &map, (t * G + g) % 64, full(s));
+      }
+  } else {
+    constexpr int kCompute = (65536 - 128 * 40) / (128 * G) / 8 * 8 > 256
+                                 ? 256
+                                 : (65536 - 128 * 40) / (128 * G) / 8 * 8;
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kCompute));
+    float acc[64], weight[32];
+#pragma unroll
+    for (int h = 0; h < 32; ++h)
+      weight[h] = (threadIdx.x + h) * 1e-3f;
+    float *o = out + size_t(blockIdx.x) * 2 * 4096;
+    for (int t = 0; t < kIters; ++t) {
+      const int s = t % S;
+      const uint32_t tile = ring + (s * G + group) * kTileBytes;
+      barrierWait(full(s), (t / S) & 1);
+      if constexpr (Split) {
+        gemmHalf(acc, tile, queries, 0);
+        gemmHalf(acc + 32, tile, queries, 1);
+        waitGemms<1>();
+        epilogueHalf<E>(acc, weight, o, t * 64, 0);
+        waitGemms<0>();
+        barrierArrive(empty(s));
+        epilogueHalf<E>(acc + 32, weight, o, t * 64, 1);
+      } else {
+        gemm(acc, tile, queries);
+        waitGemms<0>();
+        barrierArrive(empty(s));
+        epilogue<E>(acc, weight, o, t * 64);
+      }
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0)
+    cycles[blockIdx.x] = clock64() - start;
+}
+
 /// What every configuration runs with.
 struct Harness {
   int sms;
@@ -358,6 +501,25 @@ struct Harness {
                 "%5.1f %%\n",
                 what, Stream ? " (streams)" : "", Interleave ? " (interleaved)" : "", G, U,
                 Item, perGemm, 100.0 * 512 / perGemm);
+  }
+
+  template <int G, int S, bool Split, Epilogue E> void runShared(const char *what) {
+    const size_t bytes = 1024 + kQueryBytes + size_t(S) * G * kTileBytes + 16 * S + 32;
+    auto kernel = sharedRounds<G, S, Split, E>;
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+    kernel<<<sms, 128 * (G + 1), bytes>>>(map, out, cycles); // warm-up
+    CHECK(cudaGetLastError());
+    kernel<<<sms, 128 * (G + 1), bytes>>>(map, out, cycles);
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    static long long c[1024];
+    CHECK(cudaMemcpy(c, cycles, sizeof(long long) * sms, cudaMemcpyDeviceToHost));
+    double mean = 0;
+    for (int i = 0; i < sms; ++i)
+      mean += double(c[i]) / sms;
+    const double perGemm = mean / (double(kIters) * G);
+    std::printf("%-44s%s G=%d S=%d: %6.1f cycles a gemm (512 at the tensor cores' rate): %5.1f %%\n",
+                what, Split ? " (split N)" : "", G, S, perGemm, 100.0 * 512 / perGemm);
   }
 };
 
@@ -455,5 +617,19 @@ int main() {
   h.run<2, 2, kRingItemsHeld, kIndexerWide, 32, false, true>("wide epilogue, loaded items, held descs");
   h.run<2, 4, kRingItemsHeld, kIndexerWide, 32, false, true>("wide epilogue, loaded items, held descs");
   h.run<2, 4, kRingItemsHeld, kIndexerWide, 1008, false, true>("wide epilogue, loaded items, held descs");
+  // Four groups of one gemm in the warpgroups' own rings (112 registers a
+  // compute thread).
+  h.run<4, 1, kStatic, kIndexerWide>("wide epilogue, no barriers");
+  h.run<4, 1, kRingTma, kIndexerWide>("wide epilogue, tensor-map ring");
+  // Shared stages (DeepGEMM's layout): each group sees every stage ahead of
+  // it; its gemm whole, or split in two halves of N with the first half's
+  // epilogue under the second half's wgmma.
+  h.runShared<2, 6, false, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<3, 4, false, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<4, 3, false, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<2, 6, true, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<3, 4, true, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<4, 3, true, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<4, 2, true, kIndexerWide>("wide epilogue, shared stages");
   return 0;
 }
