@@ -46,6 +46,9 @@
 #include "indexer_fwd_pers_b2_cont_last.h"
 #include "indexer_fwd_pers_b2_cont_zz.h"
 #include "indexer_fwd_pers_noclean.h"
+#include "indexer_fwd_pers_split_last.h"
+#include "indexer_fwd_pers_split_zz.h"
+#include "indexer_fwd_pers_split_w2_zz.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32.h"
@@ -242,7 +245,11 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"pers continuous 1 group", minitile::kernels::indexer_fwd_pers_cont_g1, false},
           // Two blocks a multiprocessor, one continuous group each.
           {"pers 2/SM continuous zz", minitile::kernels::indexer_fwd_pers_b2_cont_zz, false},
-          {"pers 2/SM continuous last", minitile::kernels::indexer_fwd_pers_b2_cont_last, false}};
+          {"pers 2/SM continuous last", minitile::kernels::indexer_fwd_pers_b2_cont_last, false},
+          // A gemm a query: each query's epilogue under the next one's gemm.
+          {"pers split last first", minitile::kernels::indexer_fwd_pers_split_last, false},
+          {"pers split zigzag", minitile::kernels::indexer_fwd_pers_split_zz, false},
+          {"pers split 2 groups zz", minitile::kernels::indexer_fwd_pers_split_w2_zz, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

@@ -8,13 +8,16 @@
 // is one 64 x N x D gemm with the KV rows on M, then relu, the weights, and
 // the head sum -- in registers and two quad shuffles. Tiles alternate
 // between the compute warpgroups; a producer warpgroup keeps `stages` tiles
-// in flight. batched_indexer_fwd adds a batch index to every tensor.
+// in flight. With `split`, each query's H columns are a gemm of their own,
+// all issued before the first query's epilogue, which then runs under the
+// next query's gemm. batched_indexer_fwd adds a batch index to every tensor.
 //
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
 
 #include <algorithm>
 #include <functional>
+#include <vector>
 
 namespace {
 
@@ -73,9 +76,19 @@ template <bool Batched> struct IndexerFwd : Generator {
                          "stages, not 9; the H200 tune table's pick at S=4096 and 16384, "
                          "docs/PERF.md)"};
 
+  Param<bool> split{"split", false,
+                    "one gemm a query (N = H each), all issued before the first query's "
+                    "relu, weights and head sum, which then run while the tensor cores do "
+                    "the next query's: each warpgroup overlaps its own tile's gemm without "
+                    "a second accumulator (for warpgroups=3 or 4; not with overlap)"};
+
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
               N = BQ * H, BK = 64;
+    if (bool(split) && bool(overlap))
+      throw Error(SourceLoc::current(),
+                  "split=true and overlap=true: overlap starts each tile's one gemm under the "
+                  "last tile's epilogue, split makes a gemm a query; choose one");
     if (N > 256)
       throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
                                             std::to_string(H) + " makes " + std::to_string(N) +
@@ -132,23 +145,31 @@ template <bool Batched> struct IndexerFwd : Generator {
       // and starts on a 16-byte boundary of the tensor (TMA), so it takes
       // the NB-aligned box holding the block's queries; queries past S read
       // as empty windows, [0, 0).
-      Shared qs = k.shared(DType::bf16, {N, D});
+      // The queries in P parts of QP (split: one a part, else one part),
+      // each its own shared tile of QP * H rows and its own gemm.
+      const int P = split ? BQ : 1, QP = BQ / P, NP = QP * H;
+      std::vector<Shared> qs;
+      for (int p = 0; p < P; ++p)
+        qs.push_back(k.shared(DType::bf16, {NP, D}));
       std::function<Value(int)> first, last;
-      Value weights, wks, wke;
+      std::vector<Value> weights(P), wks(P), wke(P);
       if (persistent) {
         const int NB = std::max(BQ, 4);
         Value b0 = q0 / NB * NB, at = q0 - b0;
         Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
         Shared ws = k.shared(DType::f32, {BQ, H});
-        copy(qbat, {q0, 0, 0}, qs, {BQ, H, D});
+        for (int p = 0; p < P; ++p)
+          copy(qbat, {q0 + p * QP, 0, 0}, qs[p], {QP, H, D});
         copy(ks, {b0}, kss);
         copy(ke, {b0}, kes);
         copy(wb, {q0, 0}, ws);
         first = [=](int r) { return Value(kss(at + r)); };
         last = [=](int r) { return Value(kes(at + r)); };
-        weights = loadTile(ws, {0, 0}, {BQ, H});
-        wks = loadTile(kss, {at}, {BQ});
-        wke = loadTile(kes, {at}, {BQ});
+        for (int p = 0; p < P; ++p) {
+          weights[p] = loadTile(ws, {p * QP, 0}, {QP, H});
+          wks[p] = loadTile(kss, {at + p * QP}, {QP});
+          wke[p] = loadTile(kes, {at + p * QP}, {QP});
+        }
       } else {
         // A query past S reads the last one's bounds, already in the union.
         first = [&](int r) { return Value(ks(min(q0 + r, S - 1))); };
@@ -170,27 +191,36 @@ template <bool Batched> struct IndexerFwd : Generator {
 
       if (!bool(persistent)) {
         // The bounds' loads are in flight while the query tile comes.
-        copy(qbat, {q0, 0, 0}, qs, {BQ, H, D});
-        weights = loadTile(wb, {q0, 0}, {BQ, H});
-        wks = loadTile(ks, {q0}, {BQ});
-        wke = loadTile(ke, {q0}, {BQ});
+        for (int p = 0; p < P; ++p) {
+          copy(qbat, {q0 + p * QP, 0, 0}, qs[p], {QP, H, D});
+          weights[p] = loadTile(wb, {q0 + p * QP, 0}, {QP, H});
+          wks[p] = loadTile(ks, {q0 + p * QP}, {QP});
+          wke[p] = loadTile(ke, {q0 + p * QP}, {QP});
+        }
       }
-      weights = broadcast(reshape(weights, {N}), {BK, N}, {1});
-      wks = broadcast(wks, {BK, BQ}, {1});
-      wke = broadcast(wke, {BK, BQ}, {1});
+      for (int p = 0; p < P; ++p) {
+        weights[p] = broadcast(reshape(weights[p], {NP}), {BK, NP}, {1});
+        wks[p] = broadcast(wks[p], {BK, QP}, {1});
+        wke[p] = broadcast(wke[p], {BK, QP}, {1});
+      }
 
       k.pipelined(0, tiles, [&](Value i) {
         Value t0 = start + i * BK;
         Shared kt = k.shared(DType::bf16, {BK, D});
         copy(kvb, {t0, 0}, kt);
-        Value s = gemm(kt, qs, /*transposeB=*/true);                         // [BK, N]
-        Value logit = reduceSum(reshape(max(s, 0.0) * weights, {BK, BQ, H}), 2); // [BK, BQ]
-        Value t = cast(t0, DType::i32) + iota({BK, BQ}, 0);
-        Value inWindow = t >= wks && t < wke;
-        if (clean)
-          storeTile(out, {q0, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
-        else
-          storeTile(out, {q0, t0}, transpose(logit, {1, 0}), transpose(inWindow, {1, 0}));
+        std::vector<Value> s;
+        for (int p = 0; p < P; ++p)
+          s.push_back(gemm(kt, qs[p], /*transposeB=*/true));                     // [BK, NP]
+        Value t = cast(t0, DType::i32) + iota({BK, QP}, 0);
+        for (int p = 0; p < P; ++p) {
+          Value logit = reduceSum(reshape(max(s[p], 0.0) * weights[p], {BK, QP, H}), 2); // [BK, QP]
+          Value inWindow = t >= wks[p] && t < wke[p];
+          if (clean)
+            storeTile(out, {q0 + p * QP, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
+          else
+            storeTile(out, {q0 + p * QP, t0}, transpose(logit, {1, 0}),
+                      transpose(inWindow, {1, 0}));
+        }
       }, {.stages = st, .groups = G, .overlap = overlap,
           .continuous = bool(persistent) && bool(continuous)});
 

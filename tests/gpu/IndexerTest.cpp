@@ -290,6 +290,16 @@ TEST(IndexerFwd, TwoBlocksPerMultiprocessor) {
                    &minitile::kernels::indexer_fwd_two_per_sm_persistent_h64_d128});
 }
 
+TEST(IndexerFwd, SplitShapesAndWindows) {
+  // A gemm a query (split=true): each warpgroup waits for the first query's
+  // gemm while the second's runs, then for the second; the stage is
+  // released once both are done. One item a block and persistent, three
+  // groups; persistent with two groups of two stages each.
+  checkPersistent({&minitile::kernels::indexer_fwd_split_h64_d128,
+                   &minitile::kernels::indexer_fwd_split_persistent_h64_d128,
+                   &minitile::kernels::indexer_fwd_split_w2_persistent_h64_d128});
+}
+
 TEST(IndexerFwd, TunedByShape) {
   // A launcher built from a table with lines for two shapes
   // (tests/gpu/indexer_fwd.dispatch.txt): short sequences run the
