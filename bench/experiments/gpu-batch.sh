@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# One device call for session 14's open questions, run on the GPU machine
-# from the repository root over a staged .gpu/:
-#   here:  bench/experiments/u4-items.sh && bench/experiments/floor.sh
-#          TUNE_DIRS="build/tune-u4 build/tune-floor" scripts/stage-gpu.sh
-#          nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
-#            -o .gpu/micro/wgmma-rounds bench/micro/wgmma_rounds.cu  (mkdir .gpu/micro first)
-#   there: bash bench/experiments/gpu-batch.sh   (logs packed into $OUT/batch.tgz)
-# 1. the GPU tests (the tensor-map prefetch had not run on a GPU);
-# 2. floor.sh's points (the prefetch's gain) and u4-items.sh's (P2: s4/s8,
-#    nohint, nostore);
-# 3. the microbenchmark (its interleaved stages, for P1);
-# 4. Nsight Compute on s8 with one item a multiprocessor and with four, and
+# The experiments of one device call, run on the GPU machine from the
+# repository root over a staged .gpu/ (sessions 14-15's open questions):
+#   here:  bench/experiments/u4-items.sh && bench/experiments/floor.sh &&
+#          bench/experiments/split.sh
+#          TUNE_DIRS="build/tune-u4 build/tune-floor build/tune-split" scripts/stage-gpu.sh
+#          mkdir -p .gpu/micro && nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
+#            -o .gpu/micro/wgmma-rounds bench/micro/wgmma_rounds.cu
+#   there, first call:  GPU_RUN=tests .gpu/gpu-run.sh  (every GPU test: the
+#          tensor-map prefetch and split=true have not run on a GPU; ~5 min)
+#   there, second call: bash bench/experiments/gpu-batch.sh  (logs packed into
+#          $OUT/batch.tgz)
+# 1. floor.sh's points (the prefetch's gain), u4-items.sh's (P2: s4/s8,
+#    nohint, nostore), split.sh's (split=true against the table's picks on
+#    the three causal shapes);
+# 2. the microbenchmark (interleaved stages for P1; shared stages, split N
+#    and four groups);
+# 3. Nsight Compute on s8 with one item a multiprocessor and with four, and
 #    ncu_diff.py between their source pages; on s4 with one item.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -18,10 +23,7 @@ log=$(mktemp -d)
 out=${OUT:-$PWD/.gpu/out}
 mkdir -p "$out"
 step() { echo "== $*"; }
-step gpu-tests
-timeout 300 .gpu/gpu-tests > "$log/gpu-tests.log" 2>&1; echo "rc $?" >> "$log/gpu-tests.log"
-grep -E "^\[  (FAILED|PASSED) |^\[==========\]|^rc" "$log/gpu-tests.log" | tail -n 6
-for t in floor u4; do
+for t in floor u4 split; do
   step "tune-$t"
   (cd ".gpu/tune/tune-$t" && timeout 200 ./tune-runner --warmup 5 --reps 40 --point-timeout 20 \
     --out "$log/tuned-$t.txt" > "$log/tune-$t.log" 2>&1; echo "rc $?" >> "$log/tune-$t.log")
