@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "lowering/ConvertHopperOps.h"
 
+#include "llvm/ADT/SetVector.h"
+
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 
 using namespace mlir;
@@ -338,7 +340,9 @@ struct BulkWaitReadLowering : ConvertOpToLLVMPattern<hopper::BulkWaitReadOp> {
 };
 
 struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  WgmmaDescLowering(const LLVMTypeConverter &converter, bool atUse)
+      : ConvertOpToLLVMPattern(converter), atUse(atUse) {}
+
   LogicalResult
   matchAndRewrite(hopper::WgmmaDescOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -353,19 +357,43 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
     // every descriptor of the tile, and a constant offset is one add.
     Type i32t = rewriter.getI32Type();
     Value tile = LLVM::PtrToIntOp::create(rewriter, loc, i32t, adaptor.getTile());
-    Value offset = LLVM::TruncOp::create(rewriter, loc, i32t, adaptor.getOffset());
     Value base = LLVM::OrOp::create(
         rewriter, loc, LLVM::LShrOp::create(rewriter, loc, tile, i32(rewriter, loc, 4)),
         i32(rewriter, loc, 1 << 16));
+    // The high word (stride offset, swizzle) is fixed.
+    int64_t high = (op.getSbo() >> 4) | (layout << 30);
+    if (atUse) {
+      // The offset's constant part becomes an immediate of an add in the
+      // same PTX as the packing, which LLVM keeps where it is (side
+      // effects): the tile's base (and a variable part of the offset) is
+      // what stays live, and ptxas adds the immediate where the wgmma reads
+      // the descriptor, in uniform registers.
+      auto [variable, constantPart] = splitOffset(adaptor.getOffset());
+      Value low = base;
+      if (variable)
+        low = LLVM::AddOp::create(
+            rewriter, loc, base,
+            LLVM::LShrOp::create(rewriter, loc,
+                                 LLVM::TruncOp::create(rewriter, loc, i32t, variable),
+                                 i32(rewriter, loc, 4)));
+      std::string text = "{ .reg .b32 lo; add.s32 lo, $1, " +
+                         std::to_string(constantPart >> 4) + "; mov.b64 $0, {lo, " +
+                         std::to_string(high) + "}; }";
+      auto pack = LLVM::InlineAsmOp::create(
+          rewriter, loc, rewriter.getI64Type(), ValueRange{low}, text, "=l,r",
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+      rewriter.replaceOp(op, pack.getResult(0));
+      return success();
+    }
+    Value offset = LLVM::TruncOp::create(rewriter, loc, i32t, adaptor.getOffset());
     Value low = LLVM::AddOp::create(
         rewriter, loc, base, LLVM::LShrOp::create(rewriter, loc, offset, i32(rewriter, loc, 4)));
-    // The high word (stride offset, swizzle) is fixed. Packed by
-    // `mov.b64 {lo, hi}`, not `or` with a 64-bit constant: ptxas then keeps
-    // the high words in the uniform registers wgmma reads across a run of
-    // wgmmas and writes only the low words (4 UMOV per wgmma become 1-2).
-    // LLVM folds a bitcast of <2 x i32> back into the `or`, hence the asm
-    // (pure: CSE and LICM still apply).
-    int64_t high = (op.getSbo() >> 4) | (layout << 30);
+    // Packed by `mov.b64 {lo, hi}`, not `or` with a 64-bit constant: ptxas
+    // then keeps the high words in the uniform registers wgmma reads across
+    // a run of wgmmas and writes only the low words (4 UMOV per wgmma become
+    // 1-2). LLVM folds a bitcast of <2 x i32> back into the `or`, hence the
+    // asm (pure: CSE and LICM still apply).
     auto pack = LLVM::InlineAsmOp::create(
         rewriter, loc, rewriter.getI64Type(), ValueRange{low, i32(rewriter, loc, high)},
         "mov.b64 $0, {$1, $2};", "=l,r,r", /*has_side_effects=*/false,
@@ -374,6 +402,30 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
     rewriter.replaceOp(op, pack.getResult(0));
     return success();
   }
+
+private:
+  /// `offset` (an i64, converted) as variable + constant: a constant, a sum
+  /// with a constant, or all variable (null variable: none). Both parts are
+  /// multiples of 16 where the whole is (the fragment layer's offsets are
+  /// a warpgroup's rows plus a panel and a k step, each a multiple of 16).
+  static std::pair<Value, int64_t> splitOffset(Value offset) {
+    auto constant = [](Value v) -> std::optional<int64_t> {
+      if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
+        if (auto attr = llvm::dyn_cast<IntegerAttr>(c.getValue()))
+          return attr.getInt();
+      return std::nullopt;
+    };
+    if (std::optional<int64_t> c = constant(offset); c && *c % 16 == 0 && *c >= 0 && *c < (1 << 18))
+      return {Value(), *c};
+    if (auto add = offset.getDefiningOp<LLVM::AddOp>())
+      for (int i = 0; i < 2; ++i)
+        if (std::optional<int64_t> c = constant(add->getOperand(i));
+            c && *c % 16 == 0 && *c >= 0 && *c < (1 << 18))
+          return {add->getOperand(1 - i), *c};
+    return {offset, 0};
+  }
+
+  bool atUse;
 };
 
 struct WgmmaWaitLowering : ConvertOpToLLVMPattern<hopper::WgmmaWaitOp> {
@@ -436,7 +488,8 @@ LLVM::AtomicBinOp atomicBinOp(tile::AtomicKind kind, Type type) {
   llvm_unreachable("an atomic kind");
 }
 
-void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &patterns) {
+void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &patterns,
+                               bool descriptorsAtUse) {
   MLIRContext *ctx = &converter.getContext();
   converter.addConversion([ctx](tile::SharedType) { return sharedPtr(ctx); });
   converter.addConversion([ctx](hopper::MBarrierType) { return sharedPtr(ctx); });
@@ -450,10 +503,28 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
                ShuffleByLowering<tile::ShuffleUpOp, NVVM::ShflKind::up, 0>,
                ShuffleByLowering<tile::ShuffleDownOp, NVVM::ShflKind::down, 0x1f>, VoteLowering,
                TmaLoadLowering, BulkWaitReadLowering,
-               ReplaceWith<hopper::BulkCommitOp, NVVM::CpAsyncBulkCommitGroupOp>, WgmmaDescLowering,
+               ReplaceWith<hopper::BulkCommitOp, NVVM::CpAsyncBulkCommitGroupOp>,
                ReplaceWith<hopper::WgmmaFenceOp, NVVM::WgmmaFenceAlignedOp>,
                ReplaceWith<hopper::WgmmaCommitOp, NVVM::WgmmaGroupSyncAlignedOp>,
                WgmmaWaitLowering, WgmmaLowering>(converter);
+  patterns.add<WgmmaDescLowering>(converter, descriptorsAtUse);
+}
+
+void sinkWgmmaDescriptors(ModuleOp module) {
+  llvm::SetVector<Operation *> made;
+  module.walk([&](hopper::WgmmaOp wgmma) {
+    for (OpOperand &use : wgmma->getOpOperands()) {
+      auto desc = use.get().getDefiningOp<hopper::WgmmaDescOp>();
+      if (!desc)
+        continue;
+      OpBuilder b(wgmma);
+      use.set(b.clone(*desc)->getResult(0));
+      made.insert(desc);
+    }
+  });
+  for (Operation *desc : made)
+    if (desc->use_empty())
+      desc->erase();
 }
 
 void declareDynamicShared(ModuleOp module) {

@@ -14,8 +14,17 @@ inline constexpr const char *kDynamicSharedName = "__minitile_dynamic_shared";
 
 /// Type conversions (shared tiles, mbarriers, tensor maps) and one pattern
 /// per hopper op and per planned-shared-memory, barrier and shuffle tile op.
+/// With `descriptorsAtUse`, a wgmma descriptor becomes PTX LLVM keeps where
+/// it is (see sinkWgmmaDescriptors), its constant offset an immediate.
 void populateHopperConversions(mlir::LLVMTypeConverter &converter,
-                               mlir::RewritePatternSet &patterns);
+                               mlir::RewritePatternSet &patterns,
+                               bool descriptorsAtUse = false);
+
+/// Gives every wgmma a copy of each descriptor it reads, made right before it
+/// (the fragment layer makes some before the loops their tile is invariant
+/// in): with populateHopperConversions' `descriptorsAtUse`, so that no
+/// descriptor is live across a loop.
+void sinkWgmmaDescriptors(mlir::ModuleOp module);
 
 /// The LLVM read-modify-write of a tile atomic `kind` on elements of `type`.
 mlir::LLVM::AtomicBinOp atomicBinOp(tile::AtomicKind kind, mlir::Type type);

@@ -10,7 +10,9 @@
 //          the LLVM and NVVM dialects (plus unrealized casts that
 //          reconcile-unrealized-casts removes), tensor maps as grid constants
 //          that the first thread prefetches as the kernel starts. tile.host
-//          launchers are erased.
+//          launchers are erased. With wgmma-descriptors-at-use, every wgmma
+//          reads descriptors made right before it (sinkWgmmaDescriptors), as
+//          PTX LLVM cannot hoist: the driver's retry where hoisted ones spill.
 //
 // A !tile.tensor becomes !llvm.struct<(ptr<1>, i64 x rank-1)>: the origin
 // pointer and the outer strides in elements.
@@ -511,6 +513,8 @@ LogicalResult checkLowerable(ModuleOp module, const TypeConverter &converter) {
 
 struct ConvertTileToLLVM
     : minitile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
+  using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -536,7 +540,9 @@ struct ConvertTileToLLVM
     if (module->walk([](tile::SharedViewOp) { return WalkResult::interrupt(); })
             .wasInterrupted())
       minitile::declareDynamicShared(module);
-    minitile::populateHopperConversions(converter, patterns);
+    if (wgmmaDescriptorsAtUse)
+      minitile::sinkWgmmaDescriptors(module);
+    minitile::populateHopperConversions(converter, patterns, wgmmaDescriptorsAtUse);
     if (failed(checkLowerable(module, converter)) ||
         failed(minitile::prepareMathConversions(module)))
       return signalPassFailure();

@@ -13,6 +13,13 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "::mlir::ModuleOp"> {
     reads, are dropped. Ceil and floor divisions are expanded on the way;
     float min and max become llvm.minimum and llvm.maximum.
   }];
+  let options = [
+    Option<"wgmmaDescriptorsAtUse", "wgmma-descriptors-at-use", "bool", "false",
+           "make each wgmma's shared-memory descriptors right before it, from a "
+           "base shared by the tile's descriptors, where LLVM cannot hoist them "
+           "(ptxas then makes them in uniform registers rather than holding "
+           "every one live across the loop: fewer registers, more instructions)">
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect", "::mlir::cf::ControlFlowDialect"];
 }

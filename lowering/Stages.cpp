@@ -35,7 +35,7 @@ void registerPasses() {
 
 static mlir::LogicalResult run(mlir::ModuleOp module, const StageOptions &opts,
                                const char *name,
-                               void (*build)(mlir::OpPassManager &)) {
+                               llvm::function_ref<void(mlir::OpPassManager &)> build) {
   mlir::PassManager pm(module->getContext());
   if (opts.printIRAfterAll) {
     module->getContext()->disableMultithreading();
@@ -72,9 +72,9 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opt
 
 mlir::LogicalResult lowerToLLVMDialect(mlir::ModuleOp module,
                                        const StageOptions &opts) {
-  return run(module, opts, "lowering to LLVM", [](mlir::OpPassManager &pm) {
+  return run(module, opts, "lowering to LLVM", [&](mlir::OpPassManager &pm) {
     pm.addPass(tile::createTileVerifyTarget());
-    pm.addPass(createConvertTileToLLVM());
+    pm.addPass(createConvertTileToLLVM({opts.wgmmaDescriptorsAtUse}));
     pm.addPass(mlir::createReconcileUnrealizedCastsPass());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());

@@ -40,6 +40,9 @@ void registerPasses();
 struct StageOptions {
   bool printIRAfterAll = false; // to stderr
   mlir::TimingScope *timing = nullptr;
+  /// lowerToLLVMDialect: each wgmma's descriptors made right before it
+  /// (convert-tile-to-llvm's wgmma-descriptors-at-use).
+  bool wgmmaDescriptorsAtUse = false;
 };
 
 mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opts);

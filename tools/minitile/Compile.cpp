@@ -12,6 +12,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <regex>
 
 namespace minitile {
@@ -122,6 +123,18 @@ std::string describeParams(const CompileRequest &request) {
   return text;
 }
 
+bool parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out) {
+  if (text == "auto")
+    out = WgmmaDescriptors::automatic;
+  else if (text == "hoisted")
+    out = WgmmaDescriptors::hoisted;
+  else if (text == "at-use")
+    out = WgmmaDescriptors::atUse;
+  else
+    return false;
+  return true;
+}
+
 std::string describeSpills(const CompileResult &result) {
   int64_t total = result.spillStoreBytes + result.spillLoadBytes;
   if (!total)
@@ -190,6 +203,7 @@ CompileResult compile(const CompileRequest &request) {
   }
 
   StageOptions opts{request.printIRAfterAll, &timing};
+  opts.wgmmaDescriptorsAtUse = request.wgmmaDescriptors == WgmmaDescriptors::atUse;
   if (mlir::failed(runTilePasses(*module, opts))) {
     result.error = diagnostics.take("error: the tile passes failed");
     return result;
@@ -197,6 +211,16 @@ CompileResult compile(const CompileRequest &request) {
   mlir::OwningOpRef<mlir::ModuleOp> hostSide;
   if (request.emit == Emit::cpp)
     hostSide = module->clone();
+  // Where ptxas will run on our own PTX, the tile IR is kept: if the first
+  // assembly spills, it is lowered again with every wgmma's descriptors made
+  // at the wgmma (see below).
+  const bool assembles = !ptxasPath().empty() && request.ptxFile.empty() &&
+                         (request.emit == Emit::ptx || request.emit == Emit::cubin ||
+                          request.emit == Emit::cpp);
+  const bool mayRetry = assembles && request.wgmmaDescriptors == WgmmaDescriptors::automatic;
+  mlir::OwningOpRef<mlir::ModuleOp> tiled;
+  if (mayRetry)
+    tiled = module->clone();
   if (mlir::failed(lowerToLLVMDialect(*module, opts))) {
     result.error = diagnostics.take("error: lowering to the LLVM dialect failed");
     return result;
@@ -234,6 +258,45 @@ CompileResult compile(const CompileRequest &request) {
     mlir::TimingScope t = timing.nest("NVPTX backend");
     ptx = emitPTX(*llvmModule, *target);
   }
+  // A kernel whose registers spill with the descriptors of its wgmmas
+  // hoisted out of its loops (LLVM's LICM keeps each live across the loop)
+  // may not spill with them made at each wgmma from their tile's base (ptxas
+  // then adds each one's offset in uniform registers): lowered again that
+  // way, the PTX that spills less is kept (on a tie, the first: it has
+  // fewer instructions). Decided by ptxas, so --emit ptx runs it too.
+  std::optional<PtxasResult> assembled;
+  if (assembles) {
+    mlir::TimingScope t = timing.nest("ptxas");
+    assembled = assembleCubin(ptx, *target);
+    auto spills = [](const PtxasResult &r) { return r.spillStoreBytes + r.spillLoadBytes; };
+    if (mayRetry && assembled->ok && spills(*assembled) > 0) {
+      std::string again;
+      StageOptions atUse = opts;
+      atUse.printIRAfterAll = false;
+      atUse.wgmmaDescriptorsAtUse = true;
+      llvm::LLVMContext context;
+      if (mlir::succeeded(lowerToLLVMDialect(*tiled, atUse)))
+        if (std::unique_ptr<llvm::Module> m = translateToLLVMIR(*tiled, context, *target)) {
+          optimizeLLVMIR(*m, *target);
+          again = emitPTX(*m, *target);
+        }
+      if (!again.empty()) {
+        PtxasResult second = assembleCubin(again, *target);
+        if (request.remarks)
+          llvm::errs() << name << ": remark: spills " << spills(*assembled)
+                       << " bytes with its wgmma descriptors hoisted, "
+                       << (second.ok ? std::to_string(spills(second)) : std::string("?"))
+                       << " with them made at each wgmma: keeps the "
+                       << (second.ok && spills(second) < spills(*assembled) ? "second"
+                                                                            : "first")
+                       << "\n";
+        if (second.ok && spills(second) < spills(*assembled)) {
+          ptx = std::move(again);
+          assembled = std::move(second);
+        }
+      }
+    }
+  }
   if (request.emit == Emit::ptx) {
     result.text = std::move(ptx);
     result.ok = true;
@@ -251,10 +314,12 @@ CompileResult compile(const CompileRequest &request) {
   std::vector<char> image(ptx.begin(), ptx.end());
   bool isCubin = false;
   if (request.emit == Emit::cubin || !ptxasPath().empty()) {
-    mlir::TimingScope t = timing.nest("ptxas");
-    PtxasResult assembled = assembleCubin(ptx, *target);
-    if (!assembled.ok) {
-      std::string log = assembled.log;
+    if (!assembled) {
+      mlir::TimingScope t = timing.nest("ptxas");
+      assembled = assembleCubin(ptx, *target);
+    }
+    if (!assembled->ok) {
+      std::string log = assembled->log;
       while (!log.empty() && log.back() == '\n')
         log.pop_back();
       for (char &c : log)
@@ -272,11 +337,11 @@ CompileResult compile(const CompileRequest &request) {
                      log;
       return result;
     }
-    image = std::move(assembled.cubin);
+    image = std::move(assembled->cubin);
     isCubin = true;
-    result.registers = assembled.registers;
-    result.spillStoreBytes = assembled.spillStoreBytes;
-    result.spillLoadBytes = assembled.spillLoadBytes;
+    result.registers = assembled->registers;
+    result.spillStoreBytes = assembled->spillStoreBytes;
+    result.spillLoadBytes = assembled->spillLoadBytes;
   }
   if (request.emit == Emit::cubin) {
     result.binary = std::move(image);

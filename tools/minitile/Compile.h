@@ -12,6 +12,12 @@ namespace minitile {
 
 enum class Emit { tile, mlir, llvm, ptx, cubin, cpp };
 
+/// Where each wgmma's shared-memory descriptors are made: hoisted out of the
+/// loops their tiles are invariant in (held in registers), at each wgmma
+/// (from the tile's base; fewer registers, more instructions), or -- auto --
+/// hoisted unless that spills registers and at each wgmma spills fewer.
+enum class WgmmaDescriptors { automatic, hoisted, atUse };
+
 struct CompileRequest {
   std::string kernel;                                      // generator name
   std::vector<std::pair<std::string, std::string>> params; // -p name=value
@@ -28,6 +34,7 @@ struct CompileRequest {
   // the file it came from ("" = none). PtxOverride.h says what it must keep.
   std::string ptx;
   std::string ptxFile;
+  WgmmaDescriptors wgmmaDescriptors = WgmmaDescriptors::automatic; // --wgmma-descriptors
 };
 
 struct CompileResult {
@@ -43,6 +50,9 @@ struct CompileResult {
   int registers = 0;
   int64_t spillStoreBytes = 0, spillLoadBytes = 0;
 };
+
+/// "auto", "hoisted" or "at-use" as a WgmmaDescriptors; false for another.
+bool parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out);
 
 /// "" if `result` spills nothing, else one line saying how much
 /// ("spills 24 bytes a thread to local memory (16 stored, 8 loaded; ptxas

@@ -346,6 +346,14 @@ int run(int argc, char **argv) {
                        "report the time of every stage and pass on stderr");
   compileCmd->add_flag("--remarks", request.remarks,
                        "print the passes' remarks (e.g. why a loop was not warp-specialised)");
+  std::string descriptors = "auto";
+  compileCmd->add_option("--wgmma-descriptors", descriptors,
+                         "auto|hoisted|at-use: where each wgmma's shared-memory descriptors "
+                         "are made -- before the loops their tile is invariant in (held in "
+                         "registers), or at each wgmma from the tile's base (fewer registers, "
+                         "more instructions); auto: hoisted unless that spills and at-use "
+                         "spills less (ptxas decides; --remarks says which)")
+      ->capture_default_str();
   std::string tuned, shape;
   compileCmd->add_option("--tuned", tuned,
                          "a table of tuned values (minitile tune): the line for this kernel "
@@ -401,6 +409,9 @@ int run(int argc, char **argv) {
                       "to the table (repeatable)")
       ->allow_extra_args(false)
       ->take_all();
+  tuneCmd->add_option("--wgmma-descriptors", tuneRequest.wgmmaDescriptors,
+                      "auto|hoisted|at-use: as for compile, for every point")
+      ->capture_default_str();
   tuneCmd->add_flag("--allow-spills", tuneRequest.allowSpills,
                     "time points whose kernels spill registers to local memory too (by "
                     "default they are left out, each with a note)");
@@ -427,6 +438,8 @@ int run(int argc, char **argv) {
   if (it == emits.end())
     return fail("unknown --emit '" + emit + "' (tile, mlir, llvm, ptx, cubin, cpp)");
   request.emit = it->second;
+  if (!parseWgmmaDescriptors(descriptors, request.wgmmaDescriptors))
+    return fail("unknown --wgmma-descriptors '" + descriptors + "' (auto, hoisted, at-use)");
   if (compileCmd->count("--name") && !isCppIdentifier(request.instanceName))
     return fail("--name '" + request.instanceName +
                 "' is not a C++ identifier (or is a keyword)");

@@ -559,6 +559,11 @@ std::string tuneCommand(const TuneRequest &request) {
     fixed.emplace_back(name, value);
   }
 
+  WgmmaDescriptors descriptors;
+  if (!parseWgmmaDescriptors(request.wgmmaDescriptors, descriptors))
+    return "unknown --wgmma-descriptors '" + request.wgmmaDescriptors +
+           "' (auto, hoisted, at-use)";
+
   // The space: each parameter's values.
   std::vector<std::pair<std::string, std::vector<std::string>>> space;
   for (const std::string &s : request.spaces) {
@@ -693,6 +698,7 @@ std::string tuneCommand(const TuneRequest &request) {
     compileRequest.headerName = "point_" + std::to_string(point.index) + ".h";
     compileRequest.ptxFile = ptxFile;
     compileRequest.ptx = ptx;
+    compileRequest.wgmmaDescriptors = descriptors;
     CompileResult result = compile(compileRequest);
     std::string why = result.error;
     if (result.ok && !points.empty() && !sameArguments(points.front().arguments, result.arguments))

@@ -19,6 +19,7 @@ struct TuneRequest {
   std::string commandLine; // as typed, for the runner's table
   bool allowSpills = false; // --allow-spills: keep points whose kernels spill
   std::vector<std::string> ptx; // --ptx PARAMS@FILE: points of edited PTX
+  std::string wgmmaDescriptors = "auto"; // --wgmma-descriptors, for every point
 };
 
 /// `minitile tune`: compiles every point of the space and writes the
