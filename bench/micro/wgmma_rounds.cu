@@ -41,7 +41,9 @@
 //                stage holds a tile for every group, S stages, so each group
 //                sees every stage ahead of it; the gemm whole or split in two
 //                halves of N (m64n64), the first half's epilogue under the
-//                second half's wgmma; G = 4 fits (96-112 registers).
+//                second half's wgmma, or the halves overlapped across tiles
+//                (each half's epilogue under the other half's next gemm);
+//                G = 4 fits (96-112 registers).
 // Interleave (the last template argument): copy c of group g on stage
 // c * G + g, as the compiler lays the indexer's ring out, not g * U + c.
 // Streams (the template argument before it, with the item protocols): each
@@ -151,13 +153,36 @@ __device__ __forceinline__ void wgmma64(float *d, uint64_t a, uint64_t b, int ac
       : "l"(a), "l"(b), "r"(accumulate));
 }
 
-/// Half `h` of a copy's gemm: the tile against query rows 64h..64h+63 (N = 64).
-__device__ __forceinline__ void gemmHalf(float *acc, uint32_t tile, uint32_t queries, int h) {
+/// The descriptor of `tile` + OFFSET made where it is used (volatile: the
+/// compiler cannot hoist it out of a loop and hold it in a register), the
+/// offset an immediate -- as minitile's --wgmma-descriptors at-use makes
+/// them.
+template <int Offset> __device__ __forceinline__ uint64_t descriptorAt(uint32_t tile) {
+  uint64_t d;
+  asm volatile("{ .reg .b32 lo; add.s32 lo, %1, %2; mov.b64 %0, {lo, %3}; }"
+               : "=l"(d)
+               : "r"(((tile & 0x3FFFF) >> 4) | 1 << 16), "n"(Offset >> 4),
+                 "n"((1024 >> 4) | 1 << 30));
+  return d;
+}
+
+template <int K, int H> __device__ __forceinline__ void wgmmaHalfStep(float *acc, uint32_t tile,
+                                                                      uint32_t queries) {
+  wgmma64(acc, descriptorAt<(K / 4) * 64 * 128 + (K % 4) * 32>(tile),
+          descriptorAt<(K / 4) * 128 * 128 + H * 64 * 128 + (K % 4) * 32>(queries), K > 0);
+}
+
+/// Half `H` of a copy's gemm: the tile against query rows 64H..64H+63 (N = 64).
+template <int H> __device__ __forceinline__ void gemmHalf(float *acc, uint32_t tile, uint32_t queries) {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#pragma unroll
-  for (int k = 0; k < 8; ++k)
-    wgmma64(acc, descriptor(tile + (k / 4) * 64 * 128 + (k % 4) * 32),
-            descriptor(queries + (k / 4) * 128 * 128 + h * 64 * 128 + (k % 4) * 32), k > 0);
+  wgmmaHalfStep<0, H>(acc, tile, queries);
+  wgmmaHalfStep<1, H>(acc, tile, queries);
+  wgmmaHalfStep<2, H>(acc, tile, queries);
+  wgmmaHalfStep<3, H>(acc, tile, queries);
+  wgmmaHalfStep<4, H>(acc, tile, queries);
+  wgmmaHalfStep<5, H>(acc, tile, queries);
+  wgmmaHalfStep<6, H>(acc, tile, queries);
+  wgmmaHalfStep<7, H>(acc, tile, queries);
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
@@ -394,17 +419,23 @@ __device__ __forceinline__ void tmaBoxes(uint32_t dst, const CUtensorMap *map, i
                  : "memory");
 }
 
+/// How a group of sharedRounds runs a tile's gemm: whole (no overlap of its
+/// own); split in two halves of N, each its own commit group, the first
+/// half's epilogue under the second half's wgmma; or split and overlapped
+/// across tiles -- each half's epilogue under the other half's next gemm,
+/// so one half-gemm is in flight but at the end of each round of four tiles:
+///   A0 B0 | wait(1) EA0 A1 | wait(1) EB0 B1 | wait(1) EA1 A2 | ... EB3
+/// (two half accumulators: the registers of one whole one).
+enum SharedMode { kWhole, kSplit, kSplitOverlap };
+
 /// Shared stages, as DeepGEMM's sm90 MQA-logits kernel lays its ring out: a
 /// stage holds one 64-row tile for each of the G warpgroups (a 64G-row KV
 /// block), S stages, one producer warp filling each with one expect-tx and
 /// 2G tensor-map boxes; every warpgroup waits for each stage, runs its gemm
-/// on its own tile of it and releases it (the empty barrier counts all G
-/// groups). So each group sees all S stages ahead of it, where kRing gives
-/// it U. One gemm a tile and group (no copy overlaps another's gemm), or --
-/// Split -- the gemm's N in two halves, each its own commit group, the first
-/// half's epilogue running under the second half's wgmma (the stage
-/// released once both are done).
-template <int G, int S, bool Split, Epilogue E>
+/// on its own tile of it (as `Mode` says) and releases it once its gemm is
+/// done (the empty barrier counts all G groups). So each group sees all S
+/// stages ahead of it, where kRing gives it U.
+template <int G, int S, SharedMode Mode, Epilogue E>
 __global__ void __launch_bounds__(128 * (G + 1), 1)
     sharedRounds(const CUtensorMap __grid_constant__ map, float *out, long long *cycles) {
   extern __shared__ __align__(1024) unsigned char smem[];
@@ -445,20 +476,53 @@ __global__ void __launch_bounds__(128 * (G + 1), 1)
     for (int h = 0; h < 32; ++h)
       weight[h] = (threadIdx.x + h) * 1e-3f;
     float *o = out + size_t(blockIdx.x) * 2 * 4096;
-    for (int t = 0; t < kIters; ++t) {
+    auto tileOf = [&](int t) { return ring + ((t % S) * G + group) * kTileBytes; };
+    if constexpr (Mode == kSplitOverlap) {
+      // Rounds of four tiles, unrolled, each drained at its end: ptxas
+      // keeps no wgmma in flight across a loop's back edge (it injects a
+      // wait for all: C7517), so only the last tile's second half runs
+      // its epilogue with no half-gemm of its group in flight.
+      // (S divides 4: each copy of the round has a fixed stage.)
+      static_assert(4 % S == 0, "rounds of four tiles on S stages");
+      auto stageTile = [&](int c) { return ring + ((c % S) * G + group) * kTileBytes; };
+      for (int t0 = 0; t0 < kIters; t0 += 4) {
+        barrierWait(full(0), (t0 / S) & 1);
+        gemmHalf<0>(acc, stageTile(0), queries);
+        gemmHalf<1>(acc + 32, stageTile(0), queries);
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          // A(t) and B(t) in flight: A(t) done, then A(t + 1) under B(t)
+          // and EB(t), then B(t + 1) under EA(t + 1).
+          const int t = t0 + c;
+          waitGemms<1>();
+          epilogueHalf<E>(acc, weight, o, t * 64, 0);
+          if (c < 3) {
+            barrierWait(full((c + 1) % S), ((t + 1) / S) & 1);
+            gemmHalf<0>(acc, stageTile(c + 1), queries);
+            waitGemms<1>();
+          } else {
+            waitGemms<0>();
+          }
+          barrierArrive(empty(c % S));
+          epilogueHalf<E>(acc + 32, weight, o, t * 64, 1);
+          if (c < 3)
+            gemmHalf<1>(acc + 32, stageTile(c + 1), queries);
+        }
+      }
+    }
+    for (int t = 0; Mode != kSplitOverlap && t < kIters; ++t) {
       const int s = t % S;
-      const uint32_t tile = ring + (s * G + group) * kTileBytes;
       barrierWait(full(s), (t / S) & 1);
-      if constexpr (Split) {
-        gemmHalf(acc, tile, queries, 0);
-        gemmHalf(acc + 32, tile, queries, 1);
+      if constexpr (Mode == kSplit) {
+        gemmHalf<0>(acc, tileOf(t), queries);
+        gemmHalf<1>(acc + 32, tileOf(t), queries);
         waitGemms<1>();
         epilogueHalf<E>(acc, weight, o, t * 64, 0);
         waitGemms<0>();
         barrierArrive(empty(s));
         epilogueHalf<E>(acc + 32, weight, o, t * 64, 1);
       } else {
-        gemm(acc, tile, queries);
+        gemm(acc, tileOf(t), queries);
         waitGemms<0>();
         barrierArrive(empty(s));
         epilogue<E>(acc, weight, o, t * 64);
@@ -503,9 +567,9 @@ struct Harness {
                 Item, perGemm, 100.0 * 512 / perGemm);
   }
 
-  template <int G, int S, bool Split, Epilogue E> void runShared(const char *what) {
+  template <int G, int S, SharedMode Mode, Epilogue E> void runShared(const char *what) {
     const size_t bytes = 1024 + kQueryBytes + size_t(S) * G * kTileBytes + 16 * S + 32;
-    auto kernel = sharedRounds<G, S, Split, E>;
+    auto kernel = sharedRounds<G, S, Mode, E>;
     CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
     kernel<<<sms, 128 * (G + 1), bytes>>>(map, out, cycles); // warm-up
     CHECK(cudaGetLastError());
@@ -519,7 +583,8 @@ struct Harness {
       mean += double(c[i]) / sms;
     const double perGemm = mean / (double(kIters) * G);
     std::printf("%-44s%s G=%d S=%d: %6.1f cycles a gemm (512 at the tensor cores' rate): %5.1f %%\n",
-                what, Split ? " (split N)" : "", G, S, perGemm, 100.0 * 512 / perGemm);
+                what, Mode == kSplit ? " (split N)" : Mode == kSplitOverlap ? " (split N, overlapped)" : "",
+                G, S, perGemm, 100.0 * 512 / perGemm);
   }
 };
 
@@ -624,12 +689,17 @@ int main() {
   // Shared stages (DeepGEMM's layout): each group sees every stage ahead of
   // it; its gemm whole, or split in two halves of N with the first half's
   // epilogue under the second half's wgmma.
-  h.runShared<2, 6, false, kIndexerWide>("wide epilogue, shared stages");
-  h.runShared<3, 4, false, kIndexerWide>("wide epilogue, shared stages");
-  h.runShared<4, 3, false, kIndexerWide>("wide epilogue, shared stages");
-  h.runShared<2, 6, true, kIndexerWide>("wide epilogue, shared stages");
-  h.runShared<3, 4, true, kIndexerWide>("wide epilogue, shared stages");
-  h.runShared<4, 3, true, kIndexerWide>("wide epilogue, shared stages");
-  h.runShared<4, 2, true, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<2, 6, kWhole, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<3, 4, kWhole, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<4, 3, kWhole, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<2, 6, kSplit, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<3, 4, kSplit, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<4, 3, kSplit, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<4, 2, kSplit, kIndexerWide>("wide epilogue, shared stages");
+  // ... and the halves overlapped across tiles: one half-gemm always in
+  // flight, with one whole accumulator's registers.
+  h.runShared<2, 4, kSplitOverlap, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<3, 4, kSplitOverlap, kIndexerWide>("wide epilogue, shared stages");
+  h.runShared<4, 2, kSplitOverlap, kIndexerWide>("wide epilogue, shared stages");
   return 0;
 }
