@@ -49,6 +49,9 @@
 #include "indexer_fwd_pers_split_last.h"
 #include "indexer_fwd_pers_split_zz.h"
 #include "indexer_fwd_pers_split_w2_zz.h"
+#include "indexer_fwd_pers_split_ov_last.h"
+#include "indexer_fwd_pers_split_ov_zz.h"
+#include "indexer_fwd_pers_split_ov_w2.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32.h"
@@ -249,7 +252,11 @@ std::vector<IndexerVariant> h64d128Variants() {
           // A gemm a query: each query's epilogue under the next one's gemm.
           {"pers split last first", minitile::kernels::indexer_fwd_pers_split_last, false},
           {"pers split zigzag", minitile::kernels::indexer_fwd_pers_split_zz, false},
-          {"pers split 2 groups zz", minitile::kernels::indexer_fwd_pers_split_w2_zz, false}};
+          {"pers split 2 groups zz", minitile::kernels::indexer_fwd_pers_split_w2_zz, false},
+          // ... and overlapped query by query across tiles.
+          {"pers split overlap last", minitile::kernels::indexer_fwd_pers_split_ov_last, false},
+          {"pers split overlap zz", minitile::kernels::indexer_fwd_pers_split_ov_zz, false},
+          {"pers split overlap 2 groups", minitile::kernels::indexer_fwd_pers_split_ov_w2, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

@@ -80,15 +80,14 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "one gemm a query (N = H each), all issued before the first query's "
                     "relu, weights and head sum, which then run while the tensor cores do "
                     "the next query's: each warpgroup overlaps its own tile's gemm without "
-                    "a second accumulator (for warpgroups=3 or 4; not with overlap)"};
+                    "a second accumulator; with overlap, each query's gemm of the next tile "
+                    "also starts before this tile's code of the query after it, so one "
+                    "query's gemm is in flight with one accumulator's registers (three "
+                    "groups)"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
               N = BQ * H, BK = 64;
-    if (bool(split) && bool(overlap))
-      throw Error(SourceLoc::current(),
-                  "split=true and overlap=true: overlap starts each tile's one gemm under the "
-                  "last tile's epilogue, split makes a gemm a query; choose one");
     if (N > 256)
       throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
                                             std::to_string(H) + " makes " + std::to_string(N) +

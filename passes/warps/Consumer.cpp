@@ -70,6 +70,92 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
   return true;
 }
 
+/// A copy of an overlapped loop's body as overlapParts splits it: per gemm
+/// of the copy (in order), its head -- for the first, the copy's wait for
+/// its stage too -- and its rest: the code after the gemms that reads its
+/// result (or, for the first, nothing's), in the copy's order.
+struct OverlapPart {
+  llvm::SetVector<Operation *> head;
+  SmallVector<Operation *> rest;
+};
+
+/// `copy` (a pipelined body's ops, or one copy's, in order) as overlap
+/// parts, one per top-level gemm: each gemm's head is it and what it is
+/// computed from in the copy (pure arithmetic, stage tiles), the first's
+/// with the copy's wait; every other op goes to the rest of the last part
+/// whose gemm result it depends on (0 for none), an op with memory effects
+/// or regions no earlier than any op before it, so that effects keep their
+/// order and an early release stays after the read it follows. False unless
+/// there is a gemm, none is nested in a region, and what comes before the
+/// last gemm outside the heads is pure arithmetic (it moves after them).
+static bool overlapParts(ArrayRef<Operation *> copy, SmallVector<OverlapPart> &parts) {
+  SmallVector<GemmOp> gemms;
+  MBarrierWaitOp wait;
+  for (Operation *op : copy) {
+    if (!wait)
+      wait = llvm::dyn_cast<MBarrierWaitOp>(op);
+    if (op->walk([](GemmOp) { return WalkResult::interrupt(); }).wasInterrupted()) {
+      auto g = llvm::dyn_cast<GemmOp>(op);
+      if (!g)
+        return false;
+      gemms.push_back(g);
+    }
+  }
+  if (gemms.empty())
+    return false;
+  llvm::DenseSet<Operation *> inCopy(copy.begin(), copy.end());
+  llvm::DenseMap<Operation *, int64_t> headOf; // op -> the part whose head holds it
+  parts.assign(gemms.size(), OverlapPart());
+  for (auto [p, gemm] : llvm::enumerate(gemms)) {
+    SmallVector<Value> work(gemm->getOperands());
+    if (p == 0 && wait)
+      work.append(wait->operand_begin(), wait->operand_end());
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || !inCopy.contains(def) || headOf.contains(def))
+        continue;
+      if (!llvm::isa<StageOp>(def) && (def->getNumRegions() || !isMemoryEffectFree(def)))
+        return false;
+      headOf[def] = p;
+      work.append(def->operand_begin(), def->operand_end());
+    }
+    if (p == 0 && wait)
+      headOf[wait] = 0;
+    headOf[gemm] = p;
+  }
+  llvm::DenseMap<Operation *, int64_t> partOf; // the rest's ops
+  int64_t latest = 0; // the last part of an op so far
+  bool pastGemms = false;
+  for (Operation *op : copy) {
+    if (auto it = headOf.find(op); it != headOf.end()) {
+      parts[it->second].head.insert(op);
+      pastGemms = op == gemms.back().getOperation();
+      continue;
+    }
+    bool pure = !op->getNumRegions() && isMemoryEffectFree(op);
+    if (!pastGemms && !pure)
+      return false;
+    int64_t part = pure ? 0 : latest;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (!def)
+          continue;
+        if (auto g = llvm::dyn_cast<GemmOp>(def)) {
+          if (auto it = headOf.find(def); it != headOf.end())
+            part = std::max(part, it->second);
+        } else if (auto it = partOf.find(def); it != partOf.end()) {
+          part = std::max(part, it->second);
+        }
+      }
+    });
+    partOf[op] = part;
+    parts[part].rest.push_back(op);
+    latest = std::max(latest, part);
+  }
+  return true;
+}
+
 /// Whether distribute-fragments makes `op` read the registers of its
 /// fragment operands -- waiting there for the gemm that writes them -- rather
 /// than rename them (reshape, transpose, broadcast), chain them into another
@@ -166,10 +252,11 @@ namespace {
 /// start); copy c of the body runs iteration iv + c * step at stage
 /// stages[c]: waits for it to be full, reads its tiles, releases it at its
 /// end. `guarded`: copies 1.. run only where their iteration exists.
-/// `overlap` (not guarded; the body as overlapHead needs): copy c's gemm
+/// `overlap` (not guarded; the body as overlapParts needs): copy c's gemm
 /// starts before copy c - 1's code after its gemm, which then runs while the
-/// tensor cores work on it (at most two gemms' registers live). A copy
-/// releases its stage once it has read it (releaseEarly).
+/// tensor cores work on it (at most two gemms' registers live); with
+/// several gemms a copy, each gemm before the code of the gemm before it. A
+/// copy releases its stage once it has read it (releaseEarly).
 ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, OpBuilder &b,
                         Value lb, Value ub, Value step, ArrayRef<Value> stages,
                         ValueRange parities, bool guarded, bool overlap) {
@@ -250,42 +337,42 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
   if (!overlap)
     return serial;
   assert(!guarded && "an overlapped loop runs every copy");
-  // Copy c's wait, stage tiles and gemm move before copy c - 1's code after
-  // its gemm: g0 g1 e0 g2 e1 ... (each e reading its gemm waits for all
-  // but the one started after it).
-  SmallVector<llvm::SetVector<Operation *>> heads(unroll);
-  SmallVector<Operation *> rests(unroll); // each copy's first op after its head
+  // The copies' parts in order -- (copy 0, gemm 0), (0, 1), ..., (1, 0), ...
+  // -- each as its head then its rest; each head moves before the rest of
+  // the part before it: h0 h1 r0 h2 r1 ... With one gemm a copy, copy c's
+  // gemm starts before copy c - 1's code after its gemm (two gemms'
+  // registers live); with several (a gemm for each part of N, say), part p
+  // of copy c starts before the rest of part p - 1 (part p + 1 of copy c - 1
+  // for the first), which then runs under it -- one part's gemm in flight
+  // while the next part's code runs, with the registers of one copy's gemms.
+  // (Each rest reading its gemm waits for all but the one started after it.)
+  SmallVector<OverlapPart> flat;
   for (int64_t c = 0; c < unroll; ++c) {
-    [[maybe_unused]] bool starts = overlapHead(copies[c], heads[c]);
+    SmallVector<OverlapPart> parts;
+    [[maybe_unused]] bool starts = overlapParts(copies[c], parts);
     assert(starts && "a copy starts as the body does (buildUnrolledConsumer checked it)");
-    rests[c] = *llvm::find_if(copies[c], [&](Operation *op) { return !heads[c].contains(op); });
+    flat.append(parts.begin(), parts.end());
   }
-  // Each copy as its head, then the rest.
-  for (int64_t c = 0; c < unroll; ++c) {
-    Operation *gemm = heads[c].back();
-    Operation *after = gemm;
-    for (Operation *op : copies[c]) {
-      if (op == gemm)
-        break;
-      if (!heads[c].contains(op)) {
-        op->moveAfter(after);
-        after = op;
-      }
+  Operation *terminator = serial.getBody().front().getTerminator();
+  auto place = [&](ArrayRef<Operation *> ops) {
+    for (Operation *op : ops)
+      op->moveBefore(terminator);
+  };
+  place(flat[0].head.getArrayRef());
+  for (size_t k = 0; k < flat.size(); ++k) {
+    if (k + 1 < flat.size())
+      place(flat[k + 1].head.getArrayRef());
+    // Each rest but the first starts with a warp sync, which ptxas moves no
+    // wgmma wait across: a rest's wait for its gemm stays after the rest
+    // before it. (Without it, where a copy releases its stage early, ptxas
+    // hoists the wait above the rest of copy c - 1's code, which then no
+    // longer runs under the gemm: 4-6 % slower on the H200, docs/PERF.md
+    // session 9.)
+    if (k > 0 && !flat[k].rest.empty()) {
+      OpBuilder before(terminator);
+      WarpSyncOp::create(before, loc);
     }
-  }
-  for (int64_t c = 1; c < unroll; ++c)
-    for (Operation *op : copies[c])
-      if (heads[c].contains(op))
-        op->moveBefore(rests[c - 1]);
-  // Each copy's code after its gemm (but the first's) starts with a warp
-  // sync, which ptxas moves no wgmma wait across: copy c's wait for its gemm
-  // stays after copy c - 1's code. (Without it, where a copy releases its
-  // stage early, ptxas hoists the wait above the rest of copy c - 1's code,
-  // which then no longer runs under the gemm: 4-6 % slower on the H200,
-  // docs/PERF.md session 9.)
-  for (int64_t c = 1; c < unroll; ++c) {
-    OpBuilder before(rests[c]);
-    WarpSyncOp::create(before, loc);
+    place(flat[k].rest);
   }
   return serial;
 }
@@ -318,11 +405,12 @@ void buildUnrolledConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
   SmallVector<Operation *> ops;
   for (Operation &op : loop.getBody().front().without_terminator())
     ops.push_back(&op);
-  llvm::SetVector<Operation *> head;
-  bool overlap = loop.getOverlap() && overlapHead(ops, head);
+  SmallVector<OverlapPart> parts;
+  bool overlap = loop.getOverlap() && overlapParts(ops, parts);
   if (loop.getOverlap() && !overlap)
-    loop.emitRemark("runs without overlapping its gemms: overlap needs one gemm at the top "
-                    "level of the body, reading only its stage's tiles and pure arithmetic");
+    loop.emitRemark("runs without overlapping its gemms: overlap needs its gemms at the top "
+                    "level of the body, each reading only its stage's tiles and pure "
+                    "arithmetic, and only pure arithmetic before the last");
   if (overlap) {
     // Iterations iv with iv + (unroll - 1) * step < ub run every copy.
     Value whole = arith::SubIOp::create(

@@ -349,11 +349,15 @@ struct PipelinedOptions {
   /// them, each running its iterations' fragment code on its own warps.
   /// `stages` must be a multiple of it.
   int groups = 1;
-  /// Where each group runs two or more stages in turn and the body has one
-  /// gemm: the group starts its next iteration's gemm before the code after
-  /// this iteration's, which then runs while the tensor cores work. Two
-  /// gemm results are live at once: ask for it where the registers hold
-  /// both (two groups of 64 x 128 f32, say).
+  /// Where each group runs two or more stages in turn: the group starts its
+  /// next iteration's gemm before the code after this iteration's, which
+  /// then runs while the tensor cores work. Two gemm results are live at
+  /// once: ask for it where the registers hold both (two groups of 64 x 128
+  /// f32, say). A body of several gemms (one for each part of N, each read
+  /// by its own code) overlaps part by part: each gemm starts before the
+  /// code of the gemm before it (of the previous iteration, for the first),
+  /// so one part's gemm runs under the next part's code with the registers
+  /// of one iteration's gemms.
   bool overlap = false;
   /// Inside a prefetching persistent() loop (or a pipelined() loop of one
   /// group), as the last thing its body does: each group's iterations of

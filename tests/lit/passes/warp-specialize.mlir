@@ -578,6 +578,67 @@ tile.kernel @overlap_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile
   tile.return
 }
 
+// -----
+
+// `overlap` with two gemms a body (one for each half of N, each read by its
+// own code): part by part, each gemm starts before the code of the gemm
+// before it -- the second half of copy 0 (h1) before copy 0's code of the
+// first half, the first half of copy 1 before copy 0's code of the second:
+// ga0 gb0 ea0 ga1 eb0 gb1 ea1 eb1. The stage is released after the first
+// read of its last gemm (in eb), each code block but the first starts with
+// a warp sync, and the stores keep their order.
+// CHECK-LABEL: tile.kernel @overlap_parts_kernel
+// CHECK: } else {
+// CHECK: tile.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: hopper.mbarrier_wait
+// CHECK-NEXT: %[[S0:.*]] = tile.stage
+// CHECK-NEXT: %[[A0:.*]] = tile.gemm %[[S0]], %[[QA:[^ ]*]]
+// CHECK-NEXT: %[[B0:.*]] = tile.gemm %[[S0]], %[[QB:[^ ]*]]
+// CHECK-NOT: hopper.mbarrier_arrive
+// CHECK: tile.store_tile %[[A0]]
+// CHECK-NOT: hopper.mbarrier_arrive
+// CHECK: hopper.mbarrier_wait
+// CHECK-NEXT: %[[S1:.*]] = tile.stage
+// CHECK-NEXT: %[[A1:.*]] = tile.gemm %[[S1]], %[[QA]]
+// CHECK-NEXT: hopper.warp_sync
+// CHECK-NEXT: tile.store_tile %[[B0]]
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: %[[B1:.*]] = tile.gemm %[[S1]], %[[QB]]
+// CHECK-NEXT: hopper.warp_sync
+// CHECK-NOT: hopper.mbarrier_arrive
+// CHECK: tile.store_tile %[[A1]]
+// CHECK-NOT: hopper.mbarrier_arrive
+// CHECK: hopper.warp_sync
+// CHECK-NEXT: tile.store_tile %[[B1]]
+// CHECK-NEXT: hopper.mbarrier_arrive
+// CHECK-NEXT: tile.yield
+tile.host @overlap_parts(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @overlap_parts_kernel grid(%c1, %c1, %c1) args(%kv, %out, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @overlap_parts_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.ptr<f32> {tile.name = "out"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %o = tile.view %out[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  %qa = tile.alloc_shared : !tile.shared<32x64xbf16, swizzle = 128>
+  %qb = tile.alloc_shared : !tile.shared<32x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %qa box [32, 64] : !tile.tensor<?x64xbf16>, !tile.shared<32x64xbf16, swizzle = 128>
+  tile.copy %v[%c64, %c0] to %qb box [32, 64] : !tile.tensor<?x64xbf16>, !tile.shared<32x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %a = tile.gemm %t, %qa {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128> -> tensor<64x32xf32>
+    %b = tile.gemm %t, %qb {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128> -> tensor<64x32xf32>
+    tile.store_tile %a, %o[%r, %c0] : tensor<64x32xf32>, !tile.tensor<?x64xf32>
+    tile.store_tile %b, %o[%r, %c64] : tensor<64x32xf32>, !tile.tensor<?x64xf32>
+  } {overlap}
+  tile.return
+}
+
 
 // -----
 
