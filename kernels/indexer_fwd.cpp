@@ -147,6 +147,8 @@ template <bool Batched> struct IndexerFwd : Generator {
       // The queries in P parts of QP (split: one a part, else one part),
       // each its own shared tile of QP * H rows and its own gemm.
       const int P = split ? BQ : 1, QP = BQ / P, NP = QP * H;
+      // Part p's first query (as q0 or `at` plus p * QP).
+      auto partAt = [&](Value first, int p) { return p ? first + p * QP : first; };
       std::vector<Shared> qs;
       for (int p = 0; p < P; ++p)
         qs.push_back(k.shared(DType::bf16, {NP, D}));
@@ -158,7 +160,7 @@ template <bool Batched> struct IndexerFwd : Generator {
         Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
         Shared ws = k.shared(DType::f32, {BQ, H});
         for (int p = 0; p < P; ++p)
-          copy(qbat, {q0 + p * QP, 0, 0}, qs[p], {QP, H, D});
+          copy(qbat, {partAt(q0, p), 0, 0}, qs[p], {QP, H, D});
         copy(ks, {b0}, kss);
         copy(ke, {b0}, kes);
         copy(wb, {q0, 0}, ws);
@@ -166,8 +168,8 @@ template <bool Batched> struct IndexerFwd : Generator {
         last = [=](int r) { return Value(kes(at + r)); };
         for (int p = 0; p < P; ++p) {
           weights[p] = loadTile(ws, {p * QP, 0}, {QP, H});
-          wks[p] = loadTile(kss, {at + p * QP}, {QP});
-          wke[p] = loadTile(kes, {at + p * QP}, {QP});
+          wks[p] = loadTile(kss, {partAt(at, p)}, {QP});
+          wke[p] = loadTile(kes, {partAt(at, p)}, {QP});
         }
       } else {
         // A query past S reads the last one's bounds, already in the union.
@@ -191,10 +193,10 @@ template <bool Batched> struct IndexerFwd : Generator {
       if (!bool(persistent)) {
         // The bounds' loads are in flight while the query tile comes.
         for (int p = 0; p < P; ++p) {
-          copy(qbat, {q0 + p * QP, 0, 0}, qs[p], {QP, H, D});
-          weights[p] = loadTile(wb, {q0 + p * QP, 0}, {QP, H});
-          wks[p] = loadTile(ks, {q0 + p * QP}, {QP});
-          wke[p] = loadTile(ke, {q0 + p * QP}, {QP});
+          copy(qbat, {partAt(q0, p), 0, 0}, qs[p], {QP, H, D});
+          weights[p] = loadTile(wb, {partAt(q0, p), 0}, {QP, H});
+          wks[p] = loadTile(ks, {partAt(q0, p)}, {QP});
+          wke[p] = loadTile(ke, {partAt(q0, p)}, {QP});
         }
       }
       for (int p = 0; p < P; ++p) {
@@ -210,14 +212,16 @@ template <bool Batched> struct IndexerFwd : Generator {
         std::vector<Value> s;
         for (int p = 0; p < P; ++p)
           s.push_back(gemm(kt, qs[p], /*transposeB=*/true));                     // [BK, NP]
-        Value t = cast(t0, DType::i32) + iota({BK, QP}, 0);
+        Value t; // the tile's rows, made once (after the first part's head sum)
         for (int p = 0; p < P; ++p) {
           Value logit = reduceSum(reshape(max(s[p], 0.0) * weights[p], {BK, QP, H}), 2); // [BK, QP]
+          if (!t.valid())
+            t = cast(t0, DType::i32) + iota({BK, QP}, 0);
           Value inWindow = t >= wks[p] && t < wke[p];
           if (clean)
-            storeTile(out, {q0 + p * QP, t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
+            storeTile(out, {partAt(q0, p), t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
           else
-            storeTile(out, {q0 + p * QP, t0}, transpose(logit, {1, 0}),
+            storeTile(out, {partAt(q0, p), t0}, transpose(logit, {1, 0}),
                       transpose(inWindow, {1, 0}));
         }
       }, {.stages = st, .groups = G, .overlap = overlap,

@@ -357,6 +357,8 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
     // every descriptor of the tile, and a constant offset is one add.
     Type i32t = rewriter.getI32Type();
     Value tile = LLVM::PtrToIntOp::create(rewriter, loc, i32t, adaptor.getTile());
+    Value offset =
+        atUse ? Value() : LLVM::TruncOp::create(rewriter, loc, i32t, adaptor.getOffset());
     Value base = LLVM::OrOp::create(
         rewriter, loc, LLVM::LShrOp::create(rewriter, loc, tile, i32(rewriter, loc, 4)),
         i32(rewriter, loc, 1 << 16));
@@ -386,7 +388,6 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
       rewriter.replaceOp(op, pack.getResult(0));
       return success();
     }
-    Value offset = LLVM::TruncOp::create(rewriter, loc, i32t, adaptor.getOffset());
     Value low = LLVM::AddOp::create(
         rewriter, loc, base, LLVM::LShrOp::create(rewriter, loc, offset, i32(rewriter, loc, 4)));
     // Packed by `mov.b64 {lo, hi}`, not `or` with a 64-bit constant: ptxas

@@ -21,55 +21,6 @@ using namespace minitile::hopper;
 
 namespace minitile::tile::warps {
 
-/// What starts `copy` (the ops of a pipelined body, or of one copy of it,
-/// in order) in an overlapped loop: its wait for its stage (a copy has one)
-/// and the one gemm at the top level, with what they are computed from in
-/// the copy (pure arithmetic and the stage's tiles). False unless there is
-/// exactly one such gemm, nothing else feeds it, and what comes before it
-/// beside them is pure arithmetic (which then moves after it).
-bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head) {
-  GemmOp gemm;
-  MBarrierWaitOp wait;
-  for (Operation *op : copy) {
-    if (!wait)
-      wait = llvm::dyn_cast<MBarrierWaitOp>(op);
-    if (op->walk([](GemmOp) { return WalkResult::interrupt(); }).wasInterrupted()) {
-      auto g = llvm::dyn_cast<GemmOp>(op);
-      if (!g || gemm)
-        return false;
-      gemm = g;
-    }
-  }
-  if (!gemm)
-    return false;
-  llvm::DenseSet<Operation *> inCopy(copy.begin(), copy.end());
-  llvm::SetVector<Operation *> found;
-  SmallVector<Value> work(gemm->getOperands());
-  if (wait)
-    work.append(wait->operand_begin(), wait->operand_end());
-  while (!work.empty()) {
-    Operation *def = work.pop_back_val().getDefiningOp();
-    if (!def || !inCopy.contains(def) || found.contains(def))
-      continue;
-    if (!llvm::isa<StageOp>(def) && (def->getNumRegions() || !isMemoryEffectFree(def)))
-      return false;
-    found.insert(def);
-    work.append(def->operand_begin(), def->operand_end());
-  }
-  if (wait)
-    found.insert(wait);
-  found.insert(gemm);
-  // In the copy's order. What else comes before the gemm moves after it
-  // (pure arithmetic only).
-  for (Operation *op : copy) {
-    if (found.contains(op))
-      head.insert(op);
-    else if (!head.contains(gemm) && (op->getNumRegions() || !isMemoryEffectFree(op)))
-      return false;
-  }
-  return true;
-}
-
 /// A copy of an overlapped loop's body as overlapParts splits it: per gemm
 /// of the copy (in order), its head -- for the first, the copy's wait for
 /// its stage too -- and its rest: the code after the gemms that reads its
@@ -153,6 +104,21 @@ static bool overlapParts(ArrayRef<Operation *> copy, SmallVector<OverlapPart> &p
     parts[part].rest.push_back(op);
     latest = std::max(latest, part);
   }
+  return true;
+}
+
+/// What starts `copy` (the ops of a pipelined body, or of one copy of it,
+/// in order) in an overlapped loop: its wait for its stage (a copy has one)
+/// and the one gemm at the top level, with what they are computed from in
+/// the copy (pure arithmetic and the stage's tiles). False unless there is
+/// exactly one such gemm, nothing else feeds it, and what comes before it
+/// beside them is pure arithmetic (which then moves after it): the head of
+/// overlapParts' one part.
+bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head) {
+  SmallVector<OverlapPart> parts;
+  if (!overlapParts(copy, parts) || parts.size() != 1)
+    return false;
+  head = std::move(parts[0].head);
   return true;
 }
 
