@@ -52,6 +52,7 @@
 #include "indexer_fwd_pers_split_ov_last.h"
 #include "indexer_fwd_pers_split_ov_zz.h"
 #include "indexer_fwd_pers_split_ov_w2.h"
+#include "indexer_fwd_pers_q4_split_ov.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32.h"
@@ -256,7 +257,8 @@ std::vector<IndexerVariant> h64d128Variants() {
           // ... and overlapped query by query across tiles.
           {"pers split overlap last", minitile::kernels::indexer_fwd_pers_split_ov_last, false},
           {"pers split overlap zz", minitile::kernels::indexer_fwd_pers_split_ov_zz, false},
-          {"pers split overlap 2 groups", minitile::kernels::indexer_fwd_pers_split_ov_w2, false}};
+          {"pers split overlap 2 groups", minitile::kernels::indexer_fwd_pers_split_ov_w2, false},
+          {"pers q4 split overlap zz", minitile::kernels::indexer_fwd_pers_q4_split_ov, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace {
@@ -85,9 +86,19 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "query's gemm is in flight with one accumulator's registers (three "
                     "groups)"};
 
+  Param<bool> reloadWeights{"reload_weights", false,
+                            "persistent: each tile reads its queries' head weights from the "
+                            "item's shared tile again rather than holding them in registers "
+                            "across the item (16 a thread a query: what lets queries=4 with "
+                            "split and overlap fit two groups' registers; more instructions)"};
+
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
               N = BQ * H, BK = 64;
+    if (bool(reloadWeights) && !bool(persistent))
+      throw Error(SourceLoc::current(),
+                  "reload_weights=true reads the weights from the shared tile a persistent "
+                  "kernel keeps each item's in: give persistent=true too");
     if (N > 256)
       throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
                                             std::to_string(H) + " makes " + std::to_string(N) +
@@ -154,11 +165,13 @@ template <bool Batched> struct IndexerFwd : Generator {
         qs.push_back(k.shared(DType::bf16, {NP, D}));
       std::function<Value(int)> first, last;
       std::vector<Value> weights(P), wks(P), wke(P);
+      std::optional<Shared> weightTile; // persistent: the item's weights
       if (persistent) {
         const int NB = std::max(BQ, 4);
         Value b0 = q0 / NB * NB, at = q0 - b0;
         Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
         Shared ws = k.shared(DType::f32, {BQ, H});
+        weightTile = ws;
         for (int p = 0; p < P; ++p)
           copy(qbat, {partAt(q0, p), 0, 0}, qs[p], {QP, H, D});
         copy(ks, {b0}, kss);
@@ -167,7 +180,8 @@ template <bool Batched> struct IndexerFwd : Generator {
         first = [=](int r) { return Value(kss(at + r)); };
         last = [=](int r) { return Value(kes(at + r)); };
         for (int p = 0; p < P; ++p) {
-          weights[p] = loadTile(ws, {p * QP, 0}, {QP, H});
+          if (!bool(reloadWeights))
+            weights[p] = loadTile(ws, {p * QP, 0}, {QP, H});
           wks[p] = loadTile(kss, {partAt(at, p)}, {QP});
           wke[p] = loadTile(kes, {partAt(at, p)}, {QP});
         }
@@ -199,8 +213,11 @@ template <bool Batched> struct IndexerFwd : Generator {
           wke[p] = loadTile(ke, {partAt(q0, p)}, {QP});
         }
       }
+      // A part's weights [QP, H] as the factor of its gemm's [BK, NP].
+      auto partWeights = [&](Value w) { return broadcast(reshape(w, {NP}), {BK, NP}, {1}); };
       for (int p = 0; p < P; ++p) {
-        weights[p] = broadcast(reshape(weights[p], {NP}), {BK, NP}, {1});
+        if (!bool(reloadWeights))
+          weights[p] = partWeights(weights[p]);
         wks[p] = broadcast(wks[p], {BK, QP}, {1});
         wke[p] = broadcast(wke[p], {BK, QP}, {1});
       }
@@ -214,7 +231,10 @@ template <bool Batched> struct IndexerFwd : Generator {
           s.push_back(gemm(kt, qs[p], /*transposeB=*/true));                     // [BK, NP]
         Value t; // the tile's rows, made once (after the first part's head sum)
         for (int p = 0; p < P; ++p) {
-          Value logit = reduceSum(reshape(max(s[p], 0.0) * weights[p], {BK, QP, H}), 2); // [BK, QP]
+          Value w = bool(reloadWeights)
+                        ? partWeights(loadTile(*weightTile, {p * QP, 0}, {QP, H}))
+                        : weights[p];
+          Value logit = reduceSum(reshape(max(s[p], 0.0) * w, {BK, QP, H}), 2); // [BK, QP]
           if (!t.valid())
             t = cast(t0, DType::i32) + iota({BK, QP}, 0);
           Value inWindow = t >= wks[p] && t < wke[p];

@@ -293,15 +293,17 @@ TEST(IndexerFwd, TwoBlocksPerMultiprocessor) {
 TEST(IndexerFwd, SplitShapesAndWindows) {
   // A gemm a query (split=true): each warpgroup waits for the first query's
   // gemm while the second's runs, then for the second; the stage is
-  // released once both are done. Persistent, three groups, and two groups
-  // of two stages each; then overlapped part by part: the next tile's first
-  // gemm before this tile's second query's code (the stage released once
-  // its second gemm is done). (One item a block and H = 32's four gemms a
-  // tile run in EveryHeadsAndDim's smaller cases.)
+  // released once both are done. Persistent, three groups; then overlapped
+  // part by part: the next tile's first gemm before this tile's second
+  // query's code (the stage released once its second gemm is done), three
+  // groups and two; four queries a block on two groups, the weights read
+  // from shared memory at every tile. (One item a block, two groups not
+  // overlapped and H = 32's four gemms a tile run in EveryHeadsAndDim's
+  // smaller cases.)
   checkPersistent({&minitile::kernels::indexer_fwd_split_persistent_h64_d128,
-                   &minitile::kernels::indexer_fwd_split_w2_persistent_h64_d128,
                    &minitile::kernels::indexer_fwd_split_ov_persistent_h64_d128,
-                   &minitile::kernels::indexer_fwd_split_ov_w2_persistent_h64_d128});
+                   &minitile::kernels::indexer_fwd_split_ov_w2_persistent_h64_d128,
+                   &minitile::kernels::indexer_fwd_q4_split_ov_persistent_h64_d128});
 }
 
 TEST(IndexerFwd, TunedByShape) {
