@@ -99,6 +99,11 @@ template <bool Batched> struct IndexerFwd : Generator {
       throw Error(SourceLoc::current(),
                   "reload_weights=true reads the weights from the shared tile a persistent "
                   "kernel keeps each item's in: give persistent=true too");
+    if (bool(reloadWeights) && bool(continuous))
+      throw Error(SourceLoc::current(),
+                  "reload_weights=true and continuous=true do not go together: a continuous "
+                  "stream crosses items mid-round and switches the weights it holds in "
+                  "registers there; choose one");
     if (N > 256)
       throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
                                             std::to_string(H) + " makes " + std::to_string(N) +
