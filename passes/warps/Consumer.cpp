@@ -292,6 +292,10 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
         copies[c].push_back(op);
       // Copy 0 runs unguarded; the guarded copies follow it.
       at.setInsertionPoint(yield);
+    } else {
+      // A guarded copy: its ops in its guard (for the warp syncs below only).
+      for (Operation &op : into.getInsertionBlock()->without_terminator())
+        copies[c].push_back(&op);
     }
   }
   SmallVector<Value> flipped;
@@ -300,8 +304,24 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
                                             arith::ConstantIntOp::create(at, loc, i32, 1)));
   YieldOp::create(at, loc, flipped);
   yield->erase();
-  if (!overlap)
+  if (!overlap) {
+    // A copy of several gemms (a gemm for each part of N) runs each part's
+    // code as its gemm is done, the later gemms under the earlier parts'
+    // code: each part's code but the first starts with a warp sync, so that
+    // ptxas does not hoist its wait for its gemm above the code before it
+    // (which would then no longer run under that gemm).
+    for (ArrayRef<Operation *> copy : copies) {
+      SmallVector<OverlapPart> parts;
+      if (copy.empty() || !overlapParts(copy, parts) || parts.size() < 2)
+        continue;
+      for (size_t p = 1; p < parts.size(); ++p)
+        if (!parts[p].rest.empty()) {
+          OpBuilder before(parts[p].rest.front());
+          WarpSyncOp::create(before, loc);
+        }
+    }
     return serial;
+  }
   assert(!guarded && "an overlapped loop runs every copy");
   // The copies' parts in order -- (copy 0, gemm 0), (0, 1), ..., (1, 0), ...
   // -- each as its head then its rest; each head moves before the rest of
