@@ -410,18 +410,19 @@ private:
   /// multiples of 16 where the whole is (the fragment layer's offsets are
   /// a warpgroup's rows plus a panel and a k step, each a multiple of 16).
   static std::pair<Value, int64_t> splitOffset(Value offset) {
-    auto constant = [](Value v) -> std::optional<int64_t> {
+    // A constant that fits the immediate: 16-byte aligned, in shared memory.
+    auto immediate = [](Value v) -> std::optional<int64_t> {
       if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
         if (auto attr = llvm::dyn_cast<IntegerAttr>(c.getValue()))
-          return attr.getInt();
+          if (int64_t n = attr.getInt(); n % 16 == 0 && n >= 0 && n < (1 << 18))
+            return n;
       return std::nullopt;
     };
-    if (std::optional<int64_t> c = constant(offset); c && *c % 16 == 0 && *c >= 0 && *c < (1 << 18))
+    if (std::optional<int64_t> c = immediate(offset))
       return {Value(), *c};
     if (auto add = offset.getDefiningOp<LLVM::AddOp>())
       for (int i = 0; i < 2; ++i)
-        if (std::optional<int64_t> c = constant(add->getOperand(i));
-            c && *c % 16 == 0 && *c >= 0 && *c < (1 << 18))
+        if (std::optional<int64_t> c = immediate(add->getOperand(i)))
           return {add->getOperand(1 - i), *c};
     return {offset, 0};
   }

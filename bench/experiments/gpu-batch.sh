@@ -2,8 +2,8 @@
 # The experiments of one device call, run on the GPU machine from the
 # repository root over a staged .gpu/ (sessions 14-15's open questions):
 #   here:  bench/experiments/u4-items.sh && bench/experiments/floor.sh &&
-#          bench/experiments/split.sh && bench/experiments/q4.sh
-#          TUNE_DIRS="build/tune-u4 build/tune-floor build/tune-split build/tune-q4" \
+#          bench/experiments/split.sh   (build/tune-split and build/tune-split-q4)
+#          TUNE_DIRS="build/tune-u4 build/tune-floor build/tune-split build/tune-split-q4" \
 #            scripts/stage-gpu.sh
 #          mkdir -p .gpu/micro && nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
 #            -o .gpu/micro/wgmma-rounds bench/micro/wgmma_rounds.cu
@@ -13,8 +13,8 @@
 #          $OUT/batch.tgz)
 # 1. floor.sh's points (the prefetch's gain), u4-items.sh's (P2: s4/s8,
 #    nohint, nostore), split.sh's (split=true against the table's picks on
-#    the three causal shapes), q4.sh's (four queries a block, split and
-#    overlapped on two groups);
+#    the three causal shapes, and four queries a block split and overlapped
+#    on two groups);
 # 2. the microbenchmark (interleaved stages for P1; shared stages, split N
 #    and four groups);
 # 3. Nsight Compute on s8 with one item a multiprocessor and with four, and
@@ -25,7 +25,7 @@ log=$(mktemp -d)
 out=${OUT:-$PWD/.gpu/out}
 mkdir -p "$out"
 step() { echo "== $*"; }
-for t in floor u4 split q4; do
+for t in floor u4 split split-q4; do
   step "tune-$t"
   (cd ".gpu/tune/tune-$t" && timeout 200 ./tune-runner --warmup 5 --reps 40 --point-timeout 20 \
     --out "$log/tuned-$t.txt" > "$log/tune-$t.log" 2>&1; echo "rc $?" >> "$log/tune-$t.log")

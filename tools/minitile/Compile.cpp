@@ -123,7 +123,7 @@ std::string describeParams(const CompileRequest &request) {
   return text;
 }
 
-bool parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out) {
+std::string parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out) {
   if (text == "auto")
     out = WgmmaDescriptors::automatic;
   else if (text == "hoisted")
@@ -131,8 +131,8 @@ bool parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out) {
   else if (text == "at-use")
     out = WgmmaDescriptors::atUse;
   else
-    return false;
-  return true;
+    return "unknown --wgmma-descriptors '" + text + "' (auto, hoisted, at-use)";
+  return "";
 }
 
 std::string describeSpills(const CompileResult &result) {
@@ -282,15 +282,14 @@ CompileResult compile(const CompileRequest &request) {
         }
       if (!again.empty()) {
         PtxasResult second = assembleCubin(again, *target);
+        const bool better = second.ok && spills(second) < spills(*assembled);
         if (request.remarks)
           llvm::errs() << name << ": remark: spills " << spills(*assembled)
                        << " bytes with its wgmma descriptors hoisted, "
                        << (second.ok ? std::to_string(spills(second)) : std::string("?"))
                        << " with them made at each wgmma: keeps the "
-                       << (second.ok && spills(second) < spills(*assembled) ? "second"
-                                                                            : "first")
-                       << "\n";
-        if (second.ok && spills(second) < spills(*assembled)) {
+                       << (better ? "second" : "first") << "\n";
+        if (better) {
           ptx = std::move(again);
           assembled = std::move(second);
         }

@@ -51,8 +51,9 @@ struct CompileResult {
   int64_t spillStoreBytes = 0, spillLoadBytes = 0;
 };
 
-/// "auto", "hoisted" or "at-use" as a WgmmaDescriptors; false for another.
-bool parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out);
+/// "auto", "hoisted" or "at-use" as a WgmmaDescriptors: "", else the
+/// one-line error for another.
+std::string parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out);
 
 /// "" if `result` spills nothing, else one line saying how much
 /// ("spills 24 bytes a thread to local memory (16 stored, 8 loaded; ptxas

@@ -438,8 +438,9 @@ int run(int argc, char **argv) {
   if (it == emits.end())
     return fail("unknown --emit '" + emit + "' (tile, mlir, llvm, ptx, cubin, cpp)");
   request.emit = it->second;
-  if (!parseWgmmaDescriptors(descriptors, request.wgmmaDescriptors))
-    return fail("unknown --wgmma-descriptors '" + descriptors + "' (auto, hoisted, at-use)");
+  if (std::string error = parseWgmmaDescriptors(descriptors, request.wgmmaDescriptors);
+      !error.empty())
+    return fail(error);
   if (compileCmd->count("--name") && !isCppIdentifier(request.instanceName))
     return fail("--name '" + request.instanceName +
                 "' is not a C++ identifier (or is a keyword)");

@@ -560,9 +560,9 @@ std::string tuneCommand(const TuneRequest &request) {
   }
 
   WgmmaDescriptors descriptors;
-  if (!parseWgmmaDescriptors(request.wgmmaDescriptors, descriptors))
-    return "unknown --wgmma-descriptors '" + request.wgmmaDescriptors +
-           "' (auto, hoisted, at-use)";
+  if (std::string why = parseWgmmaDescriptors(request.wgmmaDescriptors, descriptors);
+      !why.empty())
+    return why;
 
   // The space: each parameter's values.
   std::vector<std::pair<std::string, std::vector<std::string>>> space;
