@@ -768,9 +768,22 @@ ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   if (succeeded(parser.parseOptionalKeyword("groups")) && parser.parseInteger(groups))
     return failure();
+  // `queue %q : !tile.tensor<1xi32>`
+  int32_t queues = 0;
+  if (succeeded(parser.parseOptionalKeyword("queue"))) {
+    OpAsmParser::UnresolvedOperand queue;
+    Type type;
+    if (parser.parseOperand(queue) || parser.parseColonType(type) ||
+        parser.resolveOperand(queue, type, result.operands))
+      return failure();
+    queues = 1;
+  }
+  size_t before = result.operands.size();
   if (parseIterArgs(parser, result, regionArgs))
     return failure();
   Builder &b = parser.getBuilder();
+  result.getOrAddProperties<PipelinedOp::Properties>().operandSegmentSizes = {
+      1, 1, 1, queues, int32_t(result.operands.size() - before)};
   result.addAttribute("stages", b.getI64IntegerAttr(stages));
   result.addAttribute("groups", b.getI64IntegerAttr(groups));
   return parseLoopBody<PipelinedOp>(parser, result, regionArgs);
@@ -781,17 +794,24 @@ void PipelinedOp::print(OpAsmPrinter &p) {
   p << " stages " << getStages();
   if (getGroups() != 1)
     p << " groups " << getGroups();
+  if (Value queue = getQueue())
+    p << " queue " << queue << " : " << queue.getType();
   printIterArgs(p, getRegionIterArgs(), getInitArgs(), getResultTypes());
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/!getInitArgs().empty());
-  p.printOptionalAttrDict((*this)->getAttrs(), {"stages", "groups"});
+  p.printOptionalAttrDict((*this)->getAttrs(), {"stages", "groups", "operandSegmentSizes"});
 }
 
 void PipelinedOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
-                        Value step, int64_t stages, int64_t groups, ValueRange initArgs) {
+                        Value step, int64_t stages, int64_t groups, ValueRange initArgs,
+                        Value queue) {
   state.addOperands({lb, ub, step});
+  if (queue)
+    state.addOperands(queue);
   state.addOperands(initArgs);
+  state.getOrAddProperties<Properties>().operandSegmentSizes = {
+      1, 1, 1, queue ? 1 : 0, int32_t(initArgs.size())};
   state.addTypes(initArgs.getTypes());
   state.addAttribute(getStagesAttrName(state.name), b.getI64IntegerAttr(stages));
   state.addAttribute(getGroupsAttrName(state.name), b.getI64IntegerAttr(groups));
@@ -825,6 +845,15 @@ LogicalResult PipelinedOp::verify() {
     if (outer.getGroups() != 1)
       return emitOpError("nests in a tile.pipelined of ")
              << outer.getGroups() << " groups; it nests only in loops of one group";
+  if (Value queue = getQueue()) {
+    auto t = llvm::cast<GlobalTensorType>(queue.getType());
+    if (!t.getElementType().isInteger(32) || t.getRank() != 1)
+      return emitOpError("takes its queue as a one-dimensional i32 tensor, not ") << t;
+    if (groups != 1 || !getInitArgs().empty() || getContinuous() ||
+        (*this)->getParentOfType<PipelinedOp>())
+      return emitOpError("hands its iterations out from a queue, so it runs on one group, "
+                         "carries nothing and nests in no pipelined loop");
+  }
   if (getContinuous()) {
     auto outer = llvm::dyn_cast<PipelinedOp>((*this)->getParentOp());
     if (!outer)

@@ -214,6 +214,32 @@ def Tile_MultiprocessorCountOp
   }]>];
 }
 
+def Tile_WorkCounterOp : Tile_Op<"work_counter", [HasParent<"HostOp">]> {
+  let summary = "the launch's work counter, for kernels that take items from a queue";
+  let description = [{
+    A pointer to one i32 on the device, zero before the launch, that the
+    launches on the launcher's stream share in turn (the runtime's
+    `workCounter(stream)`): the queue of a `tile.pipelined` whose iterations
+    are handed out at run time. The kernel leaves it zero again.
+
+    ```mlir
+    tile.host @queued(%n: index {tile.name = "n", tile.size}) {
+      %c1 = arith.constant 1 : index
+      %sms = tile.multiprocessor_count
+      %blocks = arith.minsi %n, %sms : index
+      %counter = tile.work_counter : !tile.ptr<i32>
+      tile.launch @queued_kernel grid(%blocks, %c1, %c1) args(%n, %counter) : (index, !tile.ptr<i32>) -> ()
+      tile.return
+    }
+    tile.kernel @queued_kernel(%n: index, %counter: !tile.ptr<i32>) attributes {block = array<i32: 128, 1, 1>} {
+      tile.return
+    }
+    ```
+  }];
+  let results = (outs Tile_AnyPtr:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tile_CheckPtrOp : Tile_Op<"check_ptr", [HasParent<"HostOp">]> {
   let summary = "the launcher checks a tensor's base pointer";
   let description = [{
@@ -1121,7 +1147,7 @@ def Tile_IotaOp : Tile_Op<"iota", [Pure]> {
 }
 
 def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKernel,
-    SingleBlockImplicitTerminator<"YieldOp">]> {
+    SingleBlockImplicitTerminator<"YieldOp">, AttrSizedOperandSegments]> {
   let summary = "a loop whose copies run ahead of its computation";
   let description = [{
     Semantically a serial loop. Its body starts with copies of global boxes
@@ -1147,6 +1173,18 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     where its iterations cross into the next (`tile-warp-specialize` says
     what it needs).
 
+    With a `queue` (a one-element i32 tensor all blocks share, zero at the
+    launch; one group, nested in no other pipelined loop, carrying
+    nothing), the iterations are handed out at run time, a persistent
+    kernel's work items: a block's first index is the lower bound, each
+    later one `step` plus the count of earlier claims (an atomic add on the
+    queue), and the block's loop ends at its first index at or past the
+    upper bound. The lower bounds across the grid are the indices below
+    `step`, one a block, all below the upper bound; the last claim of the
+    launch sets the queue back to zero. `tile-warp-specialize` claims on the
+    producer, as it issues an iteration's copies, and passes the index to
+    the compute threads through shared memory with the stage.
+
 
     ```mlir
     tile.kernel @pipelined(%kv: !tile.ptr<bf16>, %S: index) attributes {block = array<i32: 256, 1, 1>} {
@@ -1168,7 +1206,7 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     ```
   }];
   let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
-                       Variadic<AnyType>:$initArgs,
+                       Optional<Tile_AnyTensor>:$queue, Variadic<AnyType>:$initArgs,
                        I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups,
                        UnitAttr:$overlap, UnitAttr:$continuous);
   let results = (outs Variadic<AnyType>:$results);
@@ -1178,7 +1216,7 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::mlir::Value":$lb, "::mlir::Value":$ub,
       "::mlir::Value":$step, "int64_t":$stages, "int64_t":$groups,
-      CArg<"::mlir::ValueRange", "{}">:$initArgs)>];
+      CArg<"::mlir::ValueRange", "{}">:$initArgs, CArg<"::mlir::Value", "{}">:$queue)>];
   let extraClassDeclaration = [{
     ::mlir::Value getInductionVar() { return getBody().getArgument(0); }
     ::mlir::Block::BlockArgListType getRegionIterArgs() {

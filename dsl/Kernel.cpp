@@ -91,28 +91,43 @@ mlir::Value KernelState::addArgument(const std::string &name, mlir::Type type,
     if (existing == name)
       throw Error(l, "two arguments are named '" + name + "'");
   mlir::Location location = loc(l);
-  mlir::Value deviceArg = kernel.getBody().front().addArgument(type, location);
+  // (Before the hidden arguments, which stay the kernel's last.)
+  unsigned index = host.getBody().front().getNumArguments();
+  mlir::Value deviceArg = kernel.getBody().front().insertArgument(index, type, location);
   mlir::Value hostArg = host.getBody().front().addArgument(type, location);
   toHostMap.map(deviceArg, hostArg);
   argNames[deviceArg.getAsOpaquePointer()] = name;
 
-  unsigned index = deviceArg.getParentBlock()->getNumArguments() - 1;
-  llvm::SmallVector<mlir::Attribute> hostAttrs, kernelAttrs;
-  auto fill = [&](llvm::SmallVector<mlir::Attribute> &attrs, mlir::ArrayAttr old) {
-    if (old)
-      attrs.assign(old.begin(), old.end());
-    attrs.resize(index, mlir::DictionaryAttr::get(ctx));
-  };
-  fill(hostAttrs, host.getArgAttrsAttr());
-  fill(kernelAttrs, kernel.getArgAttrsAttr());
   llvm::SmallVector<mlir::NamedAttribute> named{
       b.getNamedAttr("tile.name", b.getStringAttr(name))};
   if (isSize)
     named.push_back(b.getNamedAttr("tile.size", b.getUnitAttr()));
-  hostAttrs.push_back(mlir::DictionaryAttr::get(ctx, named));
-  kernelAttrs.push_back(mlir::DictionaryAttr::get(ctx, named));
-  host.setArgAttrsAttr(b.getArrayAttr(hostAttrs));
-  kernel.setArgAttrsAttr(b.getArrayAttr(kernelAttrs));
+  auto insert = [&](mlir::ArrayAttr old, unsigned count) {
+    llvm::SmallVector<mlir::Attribute> attrs;
+    if (old)
+      attrs.assign(old.begin(), old.end());
+    attrs.resize(count - 1, mlir::DictionaryAttr::get(ctx));
+    attrs.insert(attrs.begin() + index, mlir::DictionaryAttr::get(ctx, named));
+    return b.getArrayAttr(attrs);
+  };
+  host.setArgAttrsAttr(insert(host.getArgAttrsAttr(), host.getBody().front().getNumArguments()));
+  kernel.setArgAttrsAttr(
+      insert(kernel.getArgAttrsAttr(), kernel.getBody().front().getNumArguments()));
+  return deviceArg;
+}
+
+mlir::Value KernelState::addHiddenArgument(const std::string &name, mlir::Value hostValue,
+                                           const SourceLoc &l) {
+  mlir::Block &entry = kernel.getBody().front();
+  mlir::Value deviceArg = entry.addArgument(hostValue.getType(), loc(l));
+  toHostMap.map(deviceArg, hostValue);
+  hiddenArgs.push_back(hostValue);
+  llvm::SmallVector<mlir::Attribute> attrs;
+  if (mlir::ArrayAttr old = kernel.getArgAttrsAttr())
+    attrs.assign(old.begin(), old.end());
+  attrs.resize(entry.getNumArguments() - 1, mlir::DictionaryAttr::get(ctx));
+  attrs.push_back(b.getDictionaryAttr(b.getNamedAttr("tile.name", b.getStringAttr(name))));
+  kernel.setArgAttrsAttr(b.getArrayAttr(attrs));
   return deviceArg;
 }
 
@@ -556,6 +571,25 @@ void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
   if (options.order == WorkOrder::zigzag)
     require(count < (int64_t(1) << 31),
             "persistent(): the zigzag order takes fewer than 2^31 items");
+  if (options.dynamic && options.order == WorkOrder::zigzag)
+    throw Error(items.loc(), "persistent(): the zigzag order deals the items out in advance; "
+                             "dynamic takes them linear or lastFirst");
+  // dynamic: the launch's work counter, as a tensor of one element.
+  std::optional<Tensor> queue;
+  if (options.dynamic) {
+    require(count < (int64_t(1) << 31),
+            "persistent(): dynamic work items are counted in 32 bits: fewer than 2^31");
+    mlir::Value counter = tile::WorkCounterOp::create(
+        k.hostB, loc, tile::PtrType::get(k.ctx, k.b.getI32Type()));
+    mlir::Value ptr = k.addHiddenArgument("work_counter", counter, items.loc());
+    Tensor base;
+    Access::fill(base, &k, "work_counter", DType::i32, Access::make(&k, ptr), Value(), {}, {},
+                 {});
+    queue = k.atEntry([&] {
+      return view(base, Arg(0, items.loc()), {Arg(1, items.loc())}, {Arg(1, items.loc())},
+                  items.loc());
+    });
+  }
   auto item = [&](Value i) {
     if (options.order == WorkOrder::linear)
       return body(i);
@@ -582,16 +616,41 @@ void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
   if (options.itemBuffers < 2)
     throw Error(items.loc(), "persistent(): itemBuffers must be at least 2, not " +
                                  std::to_string(options.itemBuffers));
-  if (!options.prefetch)
+  if (!options.prefetch && !options.dynamic)
     return serial(blockId(0, items.loc()), count, item, gridDim(0, items.loc()));
+  if (!options.prefetch) {
+    // The block's first thread claims each next item (the claim that
+    // counts the launch's last resets the counter) and hands it to the
+    // others through shared memory, between two barriers.
+    SourceLoc at = items.loc();
+    Shared claimed = shared(DType::i32, {1}, at);
+    Var position = var(DType::index, blockId(0, at), at);
+    Value grid = gridDim(0, at);
+    while_([&] { return position < count; },
+           [&] {
+             item(position);
+             barrier(at);
+             if_(threadId(0, at) == 0 && threadId(1, at) == 0 && threadId(2, at) == 0, [&] {
+               Value c = atomicAdd((*queue)(0), constant(1, DType::i32), at);
+               if_(c == cast(count, DType::i32) - 1,
+                   [&] { atomicExchange((*queue)(0), constant(0, DType::i32), at); });
+               claimed(0) = c;
+             });
+             barrier(at);
+             position = grid + cast(claimed(0), DType::index, at);
+           },
+           at);
+    return;
+  }
   // A pipelined loop of one group over the block's items, itemBuffers in
   // flight.
   for (mlir::Operation *p = k.b.getInsertionBlock()->getParentOp(); p; p = p->getParentOp())
     if (llvm::isa<tile::PipelinedOp, tile::ParallelOp>(p))
       throw Error(items.loc(), "persistent() inside a pipelined() or parallel() loop");
   auto lo = Access::get(blockId(0, items.loc())), step = Access::get(gridDim(0, items.loc()));
-  auto loop = tile::PipelinedOp::create(k.b, loc, lo, n, step, /*stages=*/options.itemBuffers,
-                                        /*groups=*/1);
+  auto loop = tile::PipelinedOp::create(
+      k.b, loc, lo, n, step, /*stages=*/options.itemBuffers, /*groups=*/1, mlir::ValueRange(),
+      queue ? Access::viewOf(*queue) : mlir::Value());
   detail::buildCarriedBody(k, loop, loop.getBody().front(),
                            [&](Value i, std::vector<Value>) {
                              item(i);
@@ -882,14 +941,14 @@ void finish(KernelState &k, const std::string &file, unsigned line) {
   mlir::Block &hostBody = k.host.getBody().front();
   mlir::Block &kernelBody = k.kernel.getBody().front();
   llvm::SmallVector<mlir::Value> args(hostBody.getArguments());
+  args.append(k.hiddenArgs.begin(), k.hiddenArgs.end());
   tile::LaunchOp::create(k.hostB, loc, k.kernel.getSymName(), (*k.grid)[0],
                          (*k.grid)[1], (*k.grid)[2], args);
   tile::ReturnOp::create(k.hostB, loc);
   mlir::OpBuilder kernelEnd = mlir::OpBuilder::atBlockEnd(&kernelBody);
   tile::ReturnOp::create(kernelEnd, loc);
-  auto type = k.b.getFunctionType(kernelBody.getArgumentTypes(), {});
-  k.host.setFunctionType(type);
-  k.kernel.setFunctionType(type);
+  k.host.setFunctionType(k.b.getFunctionType(hostBody.getArgumentTypes(), {}));
+  k.kernel.setFunctionType(k.b.getFunctionType(kernelBody.getArgumentTypes(), {}));
 }
 
 /// Verifies the module; the first diagnostic becomes an Error at its line.

@@ -29,6 +29,9 @@ struct KernelState {
   mlir::Operation *entryTail = nullptr; // last op of the kernel's entry prologue
   mlir::IRMapping toHostMap;
   std::map<void *, std::string> argNames; // kernel block argument -> name
+  /// The launcher's values for the kernel arguments it makes itself (a work
+  /// counter), which are the kernel's last, after every launcher argument.
+  llvm::SmallVector<mlir::Value> hiddenArgs;
   std::optional<std::array<int, 3>> block;
   std::optional<std::array<mlir::Value, 3>> grid;
   SourceLoc gridLoc;
@@ -38,6 +41,10 @@ struct KernelState {
   /// Adds a kernel (and launcher) argument.
   mlir::Value addArgument(const std::string &name, mlir::Type type,
                           const SourceLoc &l, bool isSize);
+  /// Adds a kernel argument the launcher passes as `hostValue` (computed in
+  /// the launcher, not a parameter of it).
+  mlir::Value addHiddenArgument(const std::string &name, mlir::Value hostValue,
+                                const SourceLoc &l);
   /// Runs `fn` with device code going into the kernel's entry prologue (the
   /// views of arguments and the variables), ahead of all other code.
   template <class F> auto atEntry(F &&fn) {

@@ -86,6 +86,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "query's gemm is in flight with one accumulator's registers (three "
                     "groups)"};
 
+  Param<bool> dynamic{"dynamic", false,
+                      "persistent: each block takes its next query block when its producer "
+                      "has a buffer for it, from a counter all blocks share (longest first "
+                      "with last_first), rather than by a fixed order: no block waits at the "
+                      "end for one that drew longer items or ran slower"};
+
   Param<bool> reloadWeights{"reload_weights", false,
                             "persistent: each tile reads its queries' head weights from the "
                             "item's shared tile again rather than holding them in registers "
@@ -104,6 +110,14 @@ template <bool Batched> struct IndexerFwd : Generator {
                   "reload_weights=true and continuous=true do not go together: a continuous "
                   "stream crosses items mid-round and switches the weights it holds in "
                   "registers there; choose one");
+    if (bool(dynamic) && !bool(persistent))
+      throw Error(SourceLoc::current(),
+                  "dynamic=true hands a persistent kernel's query blocks out at run time: "
+                  "give persistent=true too");
+    if (bool(dynamic) && bool(zigzag))
+      throw Error(SourceLoc::current(),
+                  "dynamic=true and zigzag=true do not go together: zigzag deals the query "
+                  "blocks out in advance; take dynamic with last_first");
     if (N > 256)
       throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
                                             std::to_string(H) + " makes " + std::to_string(N) +
@@ -281,7 +295,8 @@ template <bool Batched> struct IndexerFwd : Generator {
                    : lastFirst ? WorkOrder::lastFirst
                                : WorkOrder::linear,
           .prefetch = true,
-          .itemBuffers = itemBuffers});
+          .itemBuffers = itemBuffers,
+          .dynamic = dynamic});
     } else {
       k.grid(blocks, Batched ? Arg(B) : Arg(1));
       work(lastFirst ? k.gridDim() - 1 - k.blockId() : k.blockId(),

@@ -250,6 +250,10 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         define(m, "int64_t(minitile::rt::multiprocessorCount())");
         return true;
       })
+      .Case([&](tile::WorkCounterOp m) {
+        define(m, "minitile::rt::workCounter(stream)");
+        return true;
+      })
       .Case([&](tile::HostCheckOp c) {
         os_ << "  if (!" << name(c.getCondition())
             << ") throw minitile::rt::Error(std::string(kKernel) + \": \" + "

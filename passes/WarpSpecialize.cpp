@@ -139,6 +139,8 @@ FailureOr<Body> analyse(PipelinedOp loop) {
 
 /// Turns a pipelined loop into the serial loop it means.
 void makeSerial(PipelinedOp loop) {
+  if (loop.getQueue())
+    return makeSerialQueue(loop);
   OpBuilder b(loop);
   moveIntoFor(loop, b, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
   loop.erase();
@@ -166,7 +168,10 @@ LogicalResult specialise(KernelOp kernel,
   for (auto &[loop, body] : bodies) {
     if (!loop.getContinuous())
       continue;
-    std::string why = continuousRefusal(loop, body, producerTakes);
+    auto outer = llvm::cast<PipelinedOp>(loop->getParentOp());
+    std::string why = outer.getQueue() ? "the loop around it takes its iterations from a "
+                                         "queue, which a stream cannot cross yet"
+                                       : continuousRefusal(loop, body, producerTakes);
     if (why.empty()) {
       continuousIn[loop->getParentOp()] = loop;
       continue;
@@ -352,6 +357,7 @@ LogicalResult specialise(KernelOp kernel,
   }
 
   ProducerReads reads;
+  ProducerKeeps keeps;
   llvm::DenseMap<int64_t, Value> groups; // threads per group -> this thread's group
   // A continuous loop -> its body, ring and group, for the loop around it.
   llvm::DenseMap<Operation *, std::tuple<const Body *, Ring, Value>> streams;
@@ -366,6 +372,8 @@ LogicalResult specialise(KernelOp kernel,
               Value()};
     for (Operation *p = loop->getParentOp(); !llvm::isa<KernelOp>(p); p = p->getParentOp())
       ring.runsVary |= llvm::isa<ForOp, PipelinedOp, WhileOp>(p);
+    if (loop.getQueue())
+      ring.slots = allocateQueueSlots(kernel, ring.stages, loc);
     Ring producerRing = ring;
     producerRing.runs = newCounter(kernel, loc);
     SmallVector<Value> descs(body.copies.size());
@@ -387,7 +395,10 @@ LogicalResult specialise(KernelOp kernel,
         share.group = w;
         share.groups = n;
       }
-      if (failed(buildProducer(twin, twinBody, producerRing, share, descs, reads)))
+      if (failed(loop.getQueue()
+                     ? buildQueueProducer(twin, twinBody, producerRing, share, descs, reads,
+                                          keeps)
+                     : buildProducer(twin, twinBody, producerRing, share, descs, reads)))
         return failure();
     }
     // The compute side's count of earlier runs; a continuous loop and the
@@ -409,9 +420,12 @@ LogicalResult specialise(KernelOp kernel,
       buildContinuousConsumer(loop, body, ring, inner, *innerBody, innerRing, innerGroup);
       continue;
     }
-    buildConsumer(loop, body, ring, at->second);
+    if (loop.getQueue())
+      buildQueueConsumer(loop, body, ring);
+    else
+      buildConsumer(loop, body, ring, at->second);
   }
-  sliceProducer(split.getThenRegion(), reads);
+  sliceProducer(split.getThenRegion(), reads, keeps);
 
   kernel.setBlock({int32_t(threads + kProducerThreads), 1, 1});
   kernel.setProducerThreads(kProducerThreads);

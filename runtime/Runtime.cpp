@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <thread>
+#include <tuple>
 
 namespace minitile::rt {
 
@@ -145,6 +148,54 @@ int multiprocessorCount() {
                                    currentDevice()),
         "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)");
   return count;
+}
+
+int32_t *workCounter(CUstream stream) {
+  // Counters in pools of kPool, one pool after another per context; each
+  // (context, stream) keeps the slot it was first given.
+  constexpr size_t kPool = 1024;
+  struct Key {
+    CUcontext ctx;
+    CUstream stream;
+    std::thread::id thread; // for the per-thread default stream only
+    bool operator<(const Key &o) const {
+      return std::tie(ctx, stream, thread) < std::tie(o.ctx, o.stream, o.thread);
+    }
+  };
+  static std::mutex mutex;
+  static std::map<Key, int32_t *> slots;
+  static std::map<CUcontext, std::pair<CUdeviceptr, size_t>> pools; // ctx -> (pool, used)
+  CUcontext ctx = ensureContext();
+  // A thread launching on one stream again and again finds its counter
+  // without the lock.
+  thread_local CUcontext lastCtx = nullptr;
+  thread_local CUstream lastStream = nullptr;
+  thread_local int32_t *last = nullptr;
+  if (last && ctx == lastCtx && stream == lastStream)
+    return last;
+  Key key{ctx, stream,
+          stream == CU_STREAM_PER_THREAD ? std::this_thread::get_id() : std::thread::id()};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto remember = [&](int32_t *counter) {
+    lastCtx = ctx;
+    lastStream = stream;
+    return last = counter;
+  };
+  if (auto it = slots.find(key); it != slots.end())
+    return remember(it->second);
+  auto &[pool, used] = pools[ctx];
+  if (!pool || used == kPool) {
+    CUdeviceptr fresh = 0;
+    check(api().cuMemAlloc(&fresh, kPool * sizeof(int32_t)),
+          "cuMemAlloc (the work counters of queue-scheduled kernels; capturing a stream? "
+          "launch once on it before)");
+    check(api().cuMemsetD32(fresh, 0, kPool), "cuMemsetD32 (the work counters)");
+    pool = fresh;
+    used = 0;
+  }
+  int32_t *counter = reinterpret_cast<int32_t *>(pool) + used++;
+  slots.emplace(key, counter);
+  return remember(counter);
 }
 
 //===----------------------------------------------------------------------===//

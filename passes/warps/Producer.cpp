@@ -19,10 +19,6 @@ using namespace minitile::hopper;
 
 namespace minitile::tile::warps {
 
-namespace {
-
-/// Adds to `slice` what `v` is computed from in `block` (ops of the block
-/// itself, not nested ones), in no particular order.
 void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice) {
   Operation *def = v.getDefiningOp();
   if (!def || def->getBlock() != &block || !slice.insert(def))
@@ -54,6 +50,8 @@ int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
     }
   return ring.stages - 2;
 }
+
+namespace {
 
 /// Replaces what `loop` carries, in the producer, by zeros: the producer
 /// computes none of it (copies do not depend on it: see analyse()); what
@@ -262,17 +260,19 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   return success();
 }
 
-/// Keeps in `region` only what the TMA copies, fills and barrier waits need
-/// (a wait before a read of the producer's own tiles, only if the read is).
-void sliceProducer(Region &region, const ProducerReads &reads) {
+/// Keeps in `region` only what the TMA copies, fills, barrier waits and
+/// `keeps` need (a wait before a read of the producer's own tiles, only if
+/// the read is).
+void sliceProducer(Region &region, const ProducerReads &reads, const ProducerKeeps &keeps) {
   llvm::DenseSet<Operation *> live, guards;
   for (auto &[stage, wait] : reads)
     guards.insert(wait);
   SmallVector<Operation *> work;
   region.walk([&](Operation *op) {
-    if (llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, MBarrierArriveOp, SetMaxNRegOp,
-                  FillAsyncOp>(op) &&
-        !guards.contains(op))
+    if ((llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, MBarrierArriveOp, SetMaxNRegOp,
+                   FillAsyncOp>(op) &&
+         !guards.contains(op)) ||
+        keeps.contains(op))
       work.push_back(op);
   });
   Operation *top = region.getParentOp();

@@ -73,6 +73,7 @@ struct Ring {
   Value full, empty; // shared i64 tiles of `stages` mbarriers each
   Value runs;        // tile.local<i32>: iterations of earlier runs, mod 2 * stages
   bool runsVary = false; // the loop may run again (it is inside a loop)
+  Value slots;       // a queue loop's: each stage's index (shared i32 x stages)
 
   Value loadRuns(OpBuilder &b, Location loc) const;
 
@@ -190,9 +191,47 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
                             const Share &share, MutableArrayRef<Value> descs,
                             ProducerReads &reads);
 
-/// Keeps in `region` only what the TMA copies, fills and barrier waits need
-/// (a wait before a read of the producer's own tiles, only if the read is).
-void sliceProducer(Region &region, const ProducerReads &reads);
+/// Ops the producer keeps besides its copies, fills and barriers (a queue
+/// loop's claims and the index slots it writes).
+using ProducerKeeps = llvm::DenseSet<Operation *>;
+
+/// Keeps in `region` only what the TMA copies, fills, barrier waits and
+/// `keeps` need (a wait before a read of the producer's own tiles, only if
+/// the read is).
+void sliceProducer(Region &region, const ProducerReads &reads, const ProducerKeeps &keeps);
+
+/// Adds to `slice` what `v` is computed from in `block` (ops of the block
+/// itself, not nested ones), in no particular order.
+void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice);
+
+/// How many iterations ahead of the rest of its body the producer issues a
+/// loop's copies (see Producer.cpp); `slice`: what their coordinates are
+/// computed from in the body.
+int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
+                    const llvm::SetVector<Operation *> &slice);
+
+// Queue.cpp
+
+/// A queue loop's index slots: a shared i32 tile of `stages` at the
+/// kernel's entry.
+Value allocateQueueSlots(KernelOp kernel, int64_t stages, Location loc);
+
+/// A loop with a queue as the compute threads run it (one group): a while
+/// loop over the indices the producer hands out through `ring.slots`.
+void buildQueueConsumer(PipelinedOp loop, const Body &body, const Ring &ring);
+
+/// A loop with a queue as producer warp `share` runs it: its issuing
+/// thread claims each index from the queue as a stage frees, writes it to
+/// the stage's slot and starts the copies; a warp that follows the loop
+/// reads the index from the slot. Claims and slot stores go into `keeps`.
+LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring &ring,
+                                 const Share &share, MutableArrayRef<Value> descs,
+                                 ProducerReads &reads, ProducerKeeps &keeps);
+
+/// A loop with a queue where no producer warpgroup feeds it: a while loop
+/// whose first compute thread claims each next index and hands it to the
+/// others through shared memory, between two barriers of the block.
+void makeSerialQueue(PipelinedOp loop);
 
 /// The pointers behind every tensor `kernel` writes.
 llvm::DenseSet<Value> writtenPointers(KernelOp kernel);

@@ -408,6 +408,15 @@ struct PersistentOptions {
   /// only once item i - 1's nested copies are all out. More shared memory,
   /// fewer gaps between short items.
   int itemBuffers = 2;
+  /// The items are handed out at run time: each block takes its first item
+  /// by its index, and each next one when it is ready for it (with
+  /// `prefetch`, when its producer has a buffer for it), from a counter all
+  /// blocks share, in `order` (linear or lastFirst: the longest first, so
+  /// the short ones even out the ends). No block then waits at the end for
+  /// another that drew longer items or ran slower. The launcher passes the
+  /// counter (the runtime's workCounter(stream), one a stream): launches
+  /// on one stream share it in turn, each leaving it zero.
+  bool dynamic = false;
 };
 
 /// Which threads a parallel loop spreads over: the whole block, or each row

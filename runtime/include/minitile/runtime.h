@@ -57,6 +57,17 @@ CUcontext ensureContext(int device = 0);
 std::string deviceName();
 int multiprocessorCount();
 
+/// A device counter of 32 bits for the launches of queue-scheduled kernels
+/// (persistent() with `dynamic`) on `stream` in the current context: zero
+/// before each such launch, which hands out its work items by atomic adds on
+/// it and leaves it zero again when it ends. Launches on one stream run in
+/// turn, so they share it safely; each stream (each thread's per-thread
+/// default stream) gets its own, from a pool made and zeroed on first use
+/// (so call a launcher once on a stream before capturing it into a graph;
+/// a graph's launches then use that stream's counter and must not run
+/// beside direct launches on it).
+int32_t *workCounter(CUstream stream);
+
 /// 16-bit float elements, as the launchers' pointer types spell them.
 struct bf16 {
   uint16_t bits;

@@ -215,6 +215,44 @@ tile.kernel @nested_in_groups(%n: index) attributes {block = array<i32: 256, 1, 
 
 // -----
 
+tile.kernel @queue_groups(%n: index, %counter: !tile.ptr<i32>) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i32> -> !tile.tensor<1xi32>
+  // expected-error@+1 {{hands its iterations out from a queue, so it runs on one group, carries nothing and nests in no pipelined loop}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 queue %queue : !tile.tensor<1xi32> {
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @queue_nested(%n: index, %counter: !tile.ptr<i32>) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i32> -> !tile.tensor<1xi32>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    // expected-error@+1 {{hands its iterations out from a queue, so it runs on one group, carries nothing and nests in no pipelined loop}}
+    tile.pipelined %j = %c0 to %n step %c1 stages 2 queue %queue : !tile.tensor<1xi32> {
+    }
+  }
+  tile.return
+}
+
+// -----
+
+tile.kernel @queue_type(%n: index, %counter: !tile.ptr<i64>) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i64> -> !tile.tensor<1xi64>
+  // expected-error@+1 {{takes its queue as a one-dimensional i32 tensor, not}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 queue %queue : !tile.tensor<1xi64> {
+  }
+  tile.return
+}
+
+// -----
+
 tile.kernel @shared_box_rank(%i: index) attributes {block = array<i32: 128, 1, 1>} {
   %s = tile.alloc_shared : !tile.shared<4x64xf32>
   // expected-error@+1 {{'tile.shared_load_tile' op indexes a rank-2 shared tile with 1 indices}}

@@ -64,3 +64,28 @@ tile.kernel @scale_kernel(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.
   %gap = tile.elems_to_aligned %v[%t] bytes 16 : !tile.tensor<?xf32>
   tile.return
 }
+
+// A launcher passing the launch's work counter, and a pipelined loop taking
+// its iterations from it.
+// CHECK-LABEL: tile.host @queued
+// CHECK: %[[C:.*]] = tile.work_counter : <i32>
+// CHECK: tile.launch @queued_kernel grid(%{{.*}}, %{{.*}}, %{{.*}}) args(%n, %[[C]])
+tile.host @queued(%n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  %sms = tile.multiprocessor_count
+  %blocks = arith.minsi %n, %sms : index
+  %counter = tile.work_counter : !tile.ptr<i32>
+  tile.launch @queued_kernel grid(%blocks, %c1, %c1) args(%n, %counter) : (index, !tile.ptr<i32>) -> ()
+  tile.return
+}
+// CHECK-LABEL: tile.kernel @queued_kernel
+// CHECK: tile.pipelined %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} stages 2 queue %{{.*}} : !tile.tensor<1xi32> {
+tile.kernel @queued_kernel(%n: index, %counter: !tile.ptr<i32>) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %b = tile.block_id x
+  %g = tile.grid_dim x
+  %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i32> -> !tile.tensor<1xi32>
+  tile.pipelined %item = %b to %n step %g stages 2 queue %queue : !tile.tensor<1xi32> {
+  }
+  tile.return
+}

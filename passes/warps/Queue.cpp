@@ -1,0 +1,402 @@
+//===- Queue.cpp - a loop whose iterations come from a queue --------------===//
+//
+// A tile.pipelined with a `queue` (a persistent kernel's dynamic work items)
+// does not know its trip count: a block's first index is the loop's lower
+// bound, each later one `step` plus an atomic add on the queue, and the
+// block stops at the first index past the upper bound. Each role runs it as
+//
+//   k = 0; go = true
+//   while (go) {
+//     (s, parity) = (k mod stages, k / stages mod 2)
+//     prelude: the iteration's index, `item`
+//     if (item < upper bound) { the body, for item; k += 1 } else go = false
+//   }
+//
+// The producer's issuing thread claims each index as a stage frees (waits
+// for it to be empty, claims, writes the index into the ring's slot for the
+// stage, then arms the full barrier and starts the copies; past the end it
+// arrives on the full barrier without copies: the sentinel). Everyone else
+// waits for the stage to be full and reads the index from its slot: the
+// mbarrier's arrive releases the slot's store, the wait acquires it.
+// The claim whose count is the upper bound minus one is the launch's last
+// (each block stops at its first failing claim: upper bound minus `step`
+// claims succeed and `step` fail), so it sets the queue back to zero. See
+// Warps.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/warps/Warps.h"
+
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace minitile::hopper;
+
+namespace minitile::tile::warps {
+
+Value allocateQueueSlots(KernelOp kernel, int64_t stages, Location loc) {
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  auto type = SharedType::get(kernel.getContext(), {stages}, b.getI32Type(), 0);
+  return AllocSharedOp::create(b, loc, type, 1);
+}
+
+namespace {
+
+Value c32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+
+Value toIndex(OpBuilder &b, Location loc, Value v32) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v32);
+}
+
+/// A per-thread variable at the kernel's entry (where LLVM keeps it in a
+/// register), set to `init` there: the loop runs once a launch.
+Value entryLocal(Operation *at, Location loc, Type type, int64_t init) {
+  auto kernel = at->getParentOfType<KernelOp>();
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value l = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), type));
+  LocalStoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, type, init), l);
+  return l;
+}
+
+/// The loop skeleton of one role (see the file comment). `prelude` builds
+/// the iteration's index (an index value) at `b` from k (i32), s and
+/// parity (index); the result gives the builder inside the if (before its
+/// yield), the index and the stage.
+struct Skeleton {
+  WhileOp loop;
+  OpBuilder body; // inside `if (item < ub)`, before its yield
+  Value item, k, s, parity;
+};
+
+Skeleton skeleton(OpBuilder &b, Location loc, PipelinedOp pipelined, int64_t stages,
+                  const std::function<Value(OpBuilder &, Value, Value, Value)> &prelude) {
+  Value kL = entryLocal(pipelined, loc, b.getI32Type(), 0);
+  Value goL = entryLocal(pipelined, loc, b.getI1Type(), 1);
+  auto loop = WhileOp::create(b, loc);
+  {
+    OpBuilder c = OpBuilder::atBlockEnd(&loop.getCondition().emplaceBlock());
+    ConditionOp::create(c, loc, LocalLoadOp::create(c, loc, c.getI1Type(), goL));
+  }
+  Block &block = loop.getBody().emplaceBlock();
+  OpBuilder w = OpBuilder::atBlockEnd(&block);
+  YieldOp::create(w, loc);
+  w.setInsertionPoint(block.getTerminator());
+  Value k = LocalLoadOp::create(w, loc, w.getI32Type(), kL);
+  Value count = c32(w, loc, stages);
+  Value s = toIndex(w, loc, arith::RemUIOp::create(w, loc, k, count));
+  Value round = arith::DivUIOp::create(w, loc, k, count);
+  Value parity = toIndex(w, loc, arith::AndIOp::create(w, loc, round, c32(w, loc, 1)));
+  Value item = prelude(w, k, s, parity);
+  Value valid = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::slt, item,
+                                      pipelined.getUpperBound());
+  auto branch = IfOp::create(w, loc, TypeRange(), valid);
+  OpBuilder then = OpBuilder::atBlockEnd(&branch.getThenRegion().emplaceBlock());
+  YieldOp::create(then, loc);
+  then.setInsertionPoint(branch.getThenRegion().front().getTerminator());
+  LocalStoreOp::create(then, loc, arith::AddIOp::create(then, loc, k, c32(then, loc, 1)), kL);
+  OpBuilder otherwise = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
+  LocalStoreOp::create(otherwise, loc,
+                       arith::ConstantIntOp::create(otherwise, loc, otherwise.getI1Type(), 0),
+                       goL);
+  YieldOp::create(otherwise, loc);
+  // The body goes before the count's increment.
+  then.setInsertionPoint(&branch.getThenRegion().front().front());
+  return {loop, then, item, k, s, parity};
+}
+
+/// Moves `pipelined`'s body (its index replaced by `item`) to `at`, without
+/// its terminator.
+void spliceBody(PipelinedOp pipelined, OpBuilder &at, Value item) {
+  Block &from = pipelined.getBody().front();
+  pipelined.getInductionVar().replaceAllUsesWith(item);
+  from.getTerminator()->erase();
+  Block *to = at.getInsertionBlock();
+  to->getOperations().splice(at.getInsertionPoint(), from.getOperations());
+}
+
+/// The index in stage `s`'s slot.
+Value readSlot(OpBuilder &b, Location loc, const Ring &ring, Value s) {
+  Value v = SharedLoadOp::create(b, loc, b.getI32Type(), ring.slots, constant(b, loc, 0), s);
+  return toIndex(b, loc, v);
+}
+
+/// Waits for stage s to be full and reads its index (the compute threads,
+/// and producer warps that follow the loop without issuing it).
+Value awaitItem(OpBuilder &b, Location loc, const Ring &ring, Value s, Value parity,
+                Operation **wait = nullptr) {
+  auto w = MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.full, s), parity);
+  if (wait)
+    *wait = w;
+  return readSlot(b, loc, ring, s);
+}
+
+/// Replaces the uses of the body's shared tiles inside `region` (but by
+/// copies and stages) by stage `s` of them, made at `b`; the stages made.
+SmallVector<Value> useStages(const Body &body, OpBuilder &b, Location loc, Value s,
+                             Operation *region) {
+  SmallVector<Value> tiles;
+  for (AllocSharedOp alloc : body.allocs) {
+    Value stage = StageOp::create(b, loc, alloc.getType(), alloc, s);
+    tiles.push_back(stage);
+    alloc.getResult().replaceUsesWithIf(stage, [&](OpOperand &use) {
+      return region->isProperAncestor(use.getOwner()) &&
+             !llvm::isa<CopyOp, StageOp>(use.getOwner());
+    });
+  }
+  return tiles;
+}
+
+} // namespace
+
+void buildQueueConsumer(PipelinedOp loop, const Body &body, const Ring &ring) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  for (CopyOp copy : body.copies)
+    copy.erase();
+  Skeleton sk = skeleton(b, loc, loop, ring.stages,
+                         [&](OpBuilder &w, Value, Value s, Value parity) {
+                           return awaitItem(w, loc, ring, s, parity);
+                         });
+  OpBuilder &at = sk.body;
+  Operation *first = &*at.getInsertionPoint();
+  spliceBody(loop, at, sk.item);
+  OpBuilder head(first->getBlock(), first->getBlock()->begin());
+  SmallVector<Value> tiles = useStages(body, head, loc, sk.s, sk.loop);
+  // Release the stage after its last read (before the count's increment).
+  auto arrive = MBarrierArriveOp::create(at, loc, ring.barrier(at, loc, ring.empty, sk.s));
+  SmallVector<Operation *> ops;
+  for (Operation &op : *arrive->getBlock())
+    if (&op != arrive && &op != arrive->getOperand(0).getDefiningOp() &&
+        !op.hasTrait<OpTrait::IsTerminator>() && op.isBeforeInBlock(arrive))
+      ops.push_back(&op);
+  releaseEarly(arrive, ops, tiles);
+  loop.erase();
+}
+
+LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring &ring,
+                                 const Share &share, MutableArrayRef<Value> descs,
+                                 ProducerReads &reads, ProducerKeeps &keeps) {
+  Location loc = loop.getLoc();
+  if (!share.issues && !share.arrives) {
+    loop.erase();
+    return success();
+  }
+  // The warp's elected thread runs the loop (as buildProducer's).
+  OpBuilder b(loop);
+  Value one = ElectOneOp::create(b, loc, b.getI1Type());
+  auto elected = IfOp::create(b, loc, TypeRange(), one);
+  OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
+  YieldOp::create(e, loc);
+  e.setInsertionPoint(elected.getThenRegion().front().getTerminator());
+  if (!share.issues) {
+    // Follow the loop: wait for each iteration's copies, read its index,
+    // run the body, release the stage.
+    for (CopyOp copy : body.copies)
+      copy.erase();
+    Skeleton sk = skeleton(e, loc, loop, ring.stages,
+                           [&](OpBuilder &w, Value, Value s, Value parity) {
+                             return awaitItem(w, loc, ring, s, parity);
+                           });
+    Operation *first = &*sk.body.getInsertionPoint();
+    spliceBody(loop, sk.body, sk.item);
+    OpBuilder head(first->getBlock(), first->getBlock()->begin());
+    useStages(body, head, loc, sk.s, sk.loop);
+    MBarrierArriveOp::create(sk.body, loc, ring.barrier(sk.body, loc, ring.empty, sk.s));
+    loop.erase();
+    return success();
+  }
+
+  int64_t bytes = 0;
+  for (CopyOp copy : body.copies)
+    bytes += copy.getDest().getType().getBytes();
+  Value queue = loop.getQueue(), ub = loop.getUpperBound();
+  Type i32 = b.getI32Type();
+  // Iteration k's index, claimed at `w`: the lower bound for the first,
+  // else step + the queue's count before an add (the launch's last claim,
+  // count ub - 1, resets it).
+  auto claim = [&](OpBuilder &w, Value k, bool mayBeFirst) -> Value {
+    auto fromQueue = [&](OpBuilder &q) {
+      Value zero = constant(q, loc, 0);
+      auto add = AtomicOp::create(q, loc, i32, AtomicKind::add, c32(q, loc, 1), queue,
+                                  ValueRange{zero});
+      keeps.insert(add);
+      Value last = arith::SubIOp::create(
+          q, loc, arith::IndexCastOp::create(q, loc, i32, ub), c32(q, loc, 1));
+      Value isLast = arith::CmpIOp::create(q, loc, arith::CmpIPredicate::eq, add, last);
+      auto reset = IfOp::create(q, loc, TypeRange(), isLast);
+      OpBuilder r = OpBuilder::atBlockEnd(&reset.getThenRegion().emplaceBlock());
+      keeps.insert(AtomicOp::create(r, loc, i32, AtomicKind::exchange, c32(r, loc, 0), queue,
+                                    ValueRange{zero}));
+      YieldOp::create(r, loc);
+      return arith::AddIOp::create(q, loc, loop.getStep(), toIndex(q, loc, add)).getResult();
+    };
+    if (!mayBeFirst)
+      return fromQueue(w);
+    Value isFirst = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::eq, k, c32(w, loc, 0));
+    auto pick = IfOp::create(w, loc, TypeRange{w.getIndexType()}, isFirst);
+    OpBuilder t = OpBuilder::atBlockEnd(&pick.getThenRegion().emplaceBlock());
+    YieldOp::create(t, loc, ValueRange{loop.getLowerBound()});
+    OpBuilder f = OpBuilder::atBlockEnd(&pick.getElseRegion().emplaceBlock());
+    YieldOp::create(f, loc, ValueRange{fromQueue(f)});
+    return pick.getResult(0);
+  };
+
+  // The body goes inside the skeleton first (its index then the skeleton's),
+  // so that the copies' coordinates are planned there and cloned for the
+  // iteration being issued.
+  SmallVector<TmaCopy> plans;
+  llvm::SetVector<Operation *> slice;
+  Value bodyItem;
+  Block *bodyBlock = nullptr;
+  // Issues iteration k (i32) at `w`: waits for its stage to be empty,
+  // claims its index and writes it to the stage's slot, then arms the full
+  // barrier and starts the copies -- or, past the end, arrives on it bare.
+  auto issue = [&](OpBuilder &w, Value k, bool mayBeFirst) -> Value {
+    Value count = c32(w, loc, ring.stages);
+    Value s = toIndex(w, loc, arith::RemUIOp::create(w, loc, k, count));
+    Value round = arith::DivUIOp::create(w, loc, k, count);
+    Value parity = toIndex(w, loc, arith::AndIOp::create(w, loc, round, c32(w, loc, 1)));
+    Value flipped = arith::XOrIOp::create(w, loc, parity, constant(w, loc, 1));
+    MBarrierWaitOp::create(w, loc, ring.barrier(w, loc, ring.empty, s), flipped);
+    Value item = claim(w, k, mayBeFirst);
+    keeps.insert(SharedStoreOp::create(w, loc, arith::IndexCastOp::create(w, loc, i32, item),
+                                       ring.slots, constant(w, loc, 0), s));
+    Value full = ring.barrier(w, loc, ring.full, s);
+    Value valid = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::slt, item, ub);
+    auto branch = IfOp::create(w, loc, TypeRange(), valid);
+    OpBuilder t = OpBuilder::atBlockEnd(&branch.getThenRegion().emplaceBlock());
+    MBarrierExpectTxOp::create(t, loc, full, bytes);
+    IRMapping map;
+    map.map(bodyItem, item);
+    for (Operation &op : *bodyBlock)
+      if (slice.contains(&op))
+        t.clone(op, map);
+    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+      CopyOp copy = original;
+      TmaCopy moved = plan;
+      for (Value &c : moved.coords)
+        c = map.lookupOrDefault(c);
+      Value stage = StageOp::create(t, loc, copy.getDest().getType(), copy.getDest(), s);
+      emitTmaLoads(t, loc, moved, stage, full);
+    }
+    YieldOp::create(t, loc);
+    OpBuilder f = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
+    MBarrierArriveOp::create(f, loc, full);
+    YieldOp::create(f, loc);
+    return item;
+  };
+
+  // The copies planned where they stand in the body, and what their
+  // coordinates are computed from there: each issue clones that for the
+  // index it claims (all issues are built before the body moves).
+  bodyBlock = &loop.getBody().front();
+  bodyItem = loop.getInductionVar();
+  for (auto [copy, desc] : llvm::zip(body.copies, descs)) {
+    plans.push_back(planTmaCopy(copy, desc));
+    desc = plans.back().desc;
+  }
+  for (const TmaCopy &plan : plans)
+    for (Value c : plan.coords)
+      collectSlice(c, *bodyBlock, slice);
+  int64_t lookahead = issuesAhead(loop, body, ring, slice) ? 1 : 0;
+
+  if (lookahead)
+    issue(e, c32(e, loc, 0), /*mayBeFirst=*/true);
+  Operation *wait = nullptr;
+  Skeleton sk = skeleton(e, loc, loop, ring.stages,
+                         [&](OpBuilder &w, Value k, Value s, Value parity) {
+                           if (!lookahead)
+                             return issue(w, k, /*mayBeFirst=*/true);
+                           // Its copies went out an iteration ago: wait for
+                           // them before the body reads its tiles.
+                           return awaitItem(w, loc, ring, s, parity, &wait);
+                         });
+  if (lookahead) {
+    Value next = arith::AddIOp::create(sk.body, loc, sk.k, c32(sk.body, loc, 1));
+    issue(sk.body, next, /*mayBeFirst=*/false);
+  }
+  Operation *first = &*sk.body.getInsertionPoint();
+  // The body's own copies go: the issue started them.
+  for (CopyOp copy : body.copies)
+    copy.erase();
+  spliceBody(loop, sk.body, sk.item);
+  // The body's other uses of its tiles read this iteration's stage, after
+  // the copies have landed.
+  bool used = llvm::any_of(body.allocs, [&](AllocSharedOp alloc) {
+    return llvm::any_of(alloc.getResult().getUses(), [&](OpOperand &use) {
+      return sk.loop->isProperAncestor(use.getOwner()) &&
+             !llvm::isa<CopyOp, StageOp>(use.getOwner());
+    });
+  });
+  if (used) {
+    OpBuilder head(first->getBlock(), first->getBlock()->begin());
+    if (!wait)
+      wait = MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, sk.s),
+                                    sk.parity);
+    for (Value stage : useStages(body, head, loc, sk.s, sk.loop))
+      reads[stage.getDefiningOp()] = wait;
+  }
+  loop.erase();
+  return success();
+}
+
+void makeSerialQueue(PipelinedOp loop) {
+  Location loc = loop.getLoc();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  OpBuilder b(loop);
+  Type i32 = b.getI32Type();
+  Value slot = allocateQueueSlots(kernel, 1, loc);
+  OpBuilder entry = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value positionL =
+      AllocLocalOp::create(entry, loc, LocalType::get(b.getContext(), b.getIndexType()));
+  LocalStoreOp::create(b, loc, loop.getLowerBound(), positionL);
+  auto whileOp = WhileOp::create(b, loc);
+  {
+    OpBuilder c = OpBuilder::atBlockEnd(&whileOp.getCondition().emplaceBlock());
+    Value position = LocalLoadOp::create(c, loc, c.getIndexType(), positionL);
+    ConditionOp::create(c, loc,
+                        arith::CmpIOp::create(c, loc, arith::CmpIPredicate::slt, position,
+                                              loop.getUpperBound()));
+  }
+  Block &block = whileOp.getBody().emplaceBlock();
+  OpBuilder w = OpBuilder::atBlockEnd(&block);
+  YieldOp::create(w, loc);
+  w.setInsertionPoint(block.getTerminator());
+  Value position = LocalLoadOp::create(w, loc, w.getIndexType(), positionL);
+  spliceBody(loop, w, position);
+  // Everyone is done with the item (and with the slot's last index) before
+  // the first thread claims the next.
+  BarrierOp::create(w, loc);
+  Value zero = constant(w, loc, 0);
+  Value first;
+  for (Dim d : {Dim::x, Dim::y, Dim::z}) {
+    Value isZero = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::eq,
+                                         ThreadIdOp::create(w, loc, d), zero);
+    first = first ? arith::AndIOp::create(w, loc, first, isZero).getResult() : isZero;
+  }
+  auto claimer = IfOp::create(w, loc, TypeRange(), first);
+  {
+    OpBuilder t = OpBuilder::atBlockEnd(&claimer.getThenRegion().emplaceBlock());
+    Value queue = loop.getQueue();
+    Value c = AtomicOp::create(t, loc, i32, AtomicKind::add, c32(t, loc, 1), queue,
+                               ValueRange{zero});
+    Value last = arith::SubIOp::create(
+        t, loc, arith::IndexCastOp::create(t, loc, i32, loop.getUpperBound()), c32(t, loc, 1));
+    auto reset = IfOp::create(t, loc, TypeRange(),
+                              arith::CmpIOp::create(t, loc, arith::CmpIPredicate::eq, c, last));
+    OpBuilder r = OpBuilder::atBlockEnd(&reset.getThenRegion().emplaceBlock());
+    AtomicOp::create(r, loc, i32, AtomicKind::exchange, c32(r, loc, 0), queue,
+                     ValueRange{zero});
+    YieldOp::create(r, loc);
+    SharedStoreOp::create(t, loc, c, slot, zero, zero);
+    YieldOp::create(t, loc);
+  }
+  BarrierOp::create(w, loc);
+  Value claimed = readSlot(w, loc, Ring{1, {}, {}, {}, false, slot}, zero);
+  LocalStoreOp::create(w, loc, arith::AddIOp::create(w, loc, loop.getStep(), claimed),
+                       positionL);
+  loop.erase();
+}
+
+} // namespace minitile::tile::warps
