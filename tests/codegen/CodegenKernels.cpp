@@ -136,12 +136,15 @@ struct SmallTiles : Generator {
 };
 
 /// owner[i] = the block that took item i of a persistent kernel, in the
-/// order `order` names (0 linear, 1 last first, 2 zigzag); y = x through a
-/// shared box of 4 an item, which the producer fetches an item ahead where
+/// order `order` names (0 linear, 1 last first, 2 zigzag), handed out in
+/// advance or -- `dynamic` -- at run time; y = x through a shared box of 4
+/// an item, which the producer fetches `buffers` - 1 items ahead where
 /// `prefetch` (so it computes each item too).
 struct WorkOrders : Generator {
   Param<int> order{"order", 0, 0, 2, "0 linear, 1 lastFirst, 2 zigzag"};
   Param<bool> prefetch{"prefetch", true, "Kernel::persistent's prefetch"};
+  Param<bool> dynamic{"dynamic", false, "Kernel::persistent's dynamic"};
+  Param<int> buffers{"buffers", 2, 2, 3, "Kernel::persistent's itemBuffers"};
   void generate(Kernel &k) override {
     Value n = k.size("n");
     Tensor x = k.tensor("x", DType::i32, {n, 4}), y = k.tensor("y", DType::i32, {n, 4});
@@ -154,7 +157,8 @@ struct WorkOrders : Generator {
       storeTile(y, {item, 0}, loadTile(xs, {0, 0}, {1, 4}));
       Value block = cast(k.blockId(), DType::i32);
       owner(item) = block;
-    }, {.blocksPerSM = 1, .order = orders[int(order)], .prefetch = prefetch});
+    }, {.blocksPerSM = 1, .order = orders[int(order)], .prefetch = prefetch,
+        .itemBuffers = buffers, .dynamic = dynamic});
   }
 };
 

@@ -108,6 +108,61 @@ TEST(Dsl, PrefetchingPersistentLoopsArePipelinedLoopsOfOneGroup) {
   EXPECT_EQ(count(three, "stages 2 {"), 0u) << three;
 }
 
+TEST(Dsl, DynamicPersistentLoopsTakeTheLaunchersWorkCounter) {
+  // The launcher passes its work counter as the kernel's last argument,
+  // after every launcher argument -- one declared after persistent() too --
+  // and the loop takes its iterations from it.
+  std::string ir = build([&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::bf16, {n, 64});
+    k.threads(128);
+    k.persistent(ceildiv(n, 64), [&](Value item) {
+      Shared q = k.shared(DType::bf16, {64, 64});
+      copy(x, {item * 64, 0}, q);
+      gemm(q, q, /*transposeB=*/true);
+    }, {.order = WorkOrder::lastFirst, .prefetch = true, .dynamic = true});
+    k.size("late");
+  });
+  EXPECT_NE(ir.find("tile.host @t(%n: index {tile.name = \"n\", tile.size}, %x: "
+                    "!tile.ptr<bf16> {tile.name = \"x\"}, %late: index"),
+            std::string::npos)
+      << ir;
+  EXPECT_NE(ir.find("tile.work_counter : <i32>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("args(%n, %x, %late, %"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("%late: index {tile.name = \"late\", tile.size}, %work_counter: "
+                    "!tile.ptr<i32> {tile.name = \"work_counter\"})"),
+            std::string::npos)
+      << ir;
+  EXPECT_NE(ir.find("stages 2 queue %"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("dynamic work items are counted in 32 bits"), std::string::npos) << ir;
+}
+
+TEST(Dsl, DynamicPersistentLoopsWithoutPrefetchClaimBetweenBarriers) {
+  std::string ir = build([&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    k.threads(128);
+    k.persistent(n, [&](Value item) { x(item) = 1.0f; }, {.dynamic = true});
+  });
+  EXPECT_NE(ir.find("tile.while"), std::string::npos) << ir;
+  EXPECT_EQ(count(ir, "tile.barrier"), 2u) << ir;
+  EXPECT_NE(ir.find("tile.atomic  add"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.atomic  exchange"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tile.pipelined"), std::string::npos) << ir;
+}
+
+TEST(DslMisuse, DynamicZigzag) {
+  unsigned line = 0;
+  expectDslError(line, "persistent(): the zigzag order deals the items out in advance; "
+                       "dynamic takes them linear or lastFirst",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   k.threads(128);
+                   line = __LINE__ + 1;
+                   k.persistent(n, [](Value) {}, {.order = WorkOrder::zigzag, .dynamic = true});
+                 });
+}
+
 TEST(DslMisuse, PersistentWithOneItemBuffer) {
   unsigned line = 0;
   expectDslError(line, "persistent(): itemBuffers must be at least 2, not 1", [&](Kernel &k) {

@@ -21,6 +21,10 @@
 #include "codegen_small_tiles_rows2.h"
 #include "codegen_small_tiles_rows2_aligned.h"
 #include "codegen_small_tiles_sync.h"
+#include "codegen_work_dynamic.h"
+#include "codegen_work_dynamic_b3.h"
+#include "codegen_work_dynamic_last_first.h"
+#include "codegen_work_dynamic_sync.h"
 #include "codegen_work_last_first.h"
 #include "codegen_work_linear.h"
 #include "codegen_work_zigzag.h"
@@ -29,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <thread>
 #include <vector>
 
 using namespace gputest;
@@ -266,6 +271,88 @@ TEST(FragmentCodegen, SmallTilesCopiedAnItemAhead) {
         EXPECT_EQ(wrong, 0);
       }
     }
+}
+
+TEST(FragmentCodegen, PersistentDynamicWorkOrders) {
+  // Items handed out at run time (persistent() with dynamic): every item
+  // taken once, each block's first the one at its own position (item b
+  // linear, n - 1 - b last first), every block taking at least that one, and
+  // the launch's work counter zero again after it -- so the next launch on
+  // the stream, queued right behind without a sync, starts from zero too.
+  using Fn = void (*)(minitile::rt::Scalar<int64_t>, const int32_t *, int32_t *, int32_t *,
+                      CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    bool lastFirst;
+  } variants[] = {{"linear", minitile::kernels::codegen_work_dynamic, false},
+                  {"last first", minitile::kernels::codegen_work_dynamic_last_first, true},
+                  {"last first, three buffers", minitile::kernels::codegen_work_dynamic_b3, true},
+                  {"last first, not prefetched", minitile::kernels::codegen_work_dynamic_sync, true}};
+  const int64_t sms = minitile::rt::multiprocessorCount();
+  const int32_t *counter = minitile::rt::workCounter(nullptr);
+  for (auto &v : variants)
+    for (int64_t n : {int64_t(1), int64_t(5), sms - 1, sms, sms + 1, 2 * sms + 3, 3 * sms + 7,
+                      int64_t(4099), int64_t(100000)}) {
+      SCOPED_TRACE(std::string(v.name) + " n=" + std::to_string(n));
+      std::vector<int32_t> x(n * 4);
+      for (int32_t &e : x)
+        e = int32_t(rng()());
+      DeviceBuffer<int32_t> dx(x), y1(n * 4), y2(n * 4), owner1(n), owner2(n);
+      for (auto *b : {&y1, &y2, &owner1, &owner2})
+        b->fillWords(kPoison);
+      v.fn(n, dx.get(), y1.get(), owner1.get(), nullptr);
+      v.fn(n, dx.get(), y2.get(), owner2.get(), nullptr);
+      minitile::rt::synchronize();
+      EXPECT_EQ(y1.download(), x);
+      EXPECT_EQ(y2.download(), x);
+      const int64_t grid = std::min(n, sms);
+      for (auto *owner : {&owner1, &owner2}) {
+        std::vector<int32_t> got = owner->download();
+        std::vector<int64_t> taken(grid);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          if (got[i] < 0 || got[i] >= grid) {
+            if (wrong++ < 5)
+              ADD_FAILURE() << "item " << i << " taken by block " << got[i] << ", not one of "
+                            << grid;
+            continue;
+          }
+          ++taken[got[i]];
+        }
+        for (int64_t b = 0; b < grid; ++b) {
+          int64_t first = v.lastFirst ? n - 1 - b : b;
+          if (got[first] != b && wrong++ < 5)
+            ADD_FAILURE() << "block " << b << "'s first item " << first << " taken by block "
+                          << got[first];
+          if (taken[b] == 0 && wrong++ < 5)
+            ADD_FAILURE() << "block " << b << " took no item";
+        }
+        EXPECT_EQ(wrong, 0);
+      }
+      int32_t left = -1;
+      minitile::rt::detail::copyToHost(&left, reinterpret_cast<CUdeviceptr>(counter), 4);
+      EXPECT_EQ(left, 0) << "the work counter after the launches";
+    }
+}
+
+TEST(FragmentCodegen, WorkCounterPerStream) {
+  // One counter a stream, the same one each time; the per-thread default
+  // stream a counter per thread.
+  auto a = reinterpret_cast<CUstream>(uintptr_t(0x1234)),
+       b = reinterpret_cast<CUstream>(uintptr_t(0x5678));
+  int32_t *ca = minitile::rt::workCounter(a), *cb = minitile::rt::workCounter(b);
+  EXPECT_NE(ca, cb);
+  EXPECT_EQ(minitile::rt::workCounter(a), ca);
+  EXPECT_EQ(minitile::rt::workCounter(b), cb);
+  EXPECT_NE(minitile::rt::workCounter(nullptr), ca);
+  int32_t *mine = minitile::rt::workCounter(CU_STREAM_PER_THREAD), *theirs = nullptr;
+  std::thread([&] { theirs = minitile::rt::workCounter(CU_STREAM_PER_THREAD); }).join();
+  EXPECT_NE(mine, theirs);
+  EXPECT_EQ(minitile::rt::workCounter(CU_STREAM_PER_THREAD), mine);
+  int32_t value = -1;
+  minitile::rt::detail::copyToHost(&value, reinterpret_cast<CUdeviceptr>(cb), 4);
+  EXPECT_EQ(value, 0);
 }
 
 TEST(FragmentCodegen, PersistentWorkOrders) {

@@ -306,6 +306,20 @@ TEST(IndexerFwd, SplitShapesAndWindows) {
                    &minitile::kernels::indexer_fwd_q4_split_ov_persistent_h64_d128});
 }
 
+TEST(IndexerFwd, DynamicShapesAndWindows) {
+  // Query blocks handed out at run time (dynamic=true): each block's next
+  // when its producer has a buffer for it, from the launch's work counter;
+  // two item buffers and three (the producer claiming an item ahead);
+  // overlapped two groups; split and overlapped three; continuous (a loop
+  // per item under a queue). The shapes run one after another on one
+  // stream, so each launch starts from the counter the one before left.
+  checkPersistent({&minitile::kernels::indexer_fwd_dynamic_h64_d128,
+                   &minitile::kernels::indexer_fwd_dynamic_b3_h64_d128,
+                   &minitile::kernels::indexer_fwd_dynamic_ov_h64_d128,
+                   &minitile::kernels::indexer_fwd_dynamic_split_ov_h64_d128,
+                   &minitile::kernels::indexer_fwd_dynamic_continuous_h64_d128});
+}
+
 TEST(IndexerFwd, TunedByShape) {
   // A launcher built from a table with lines for two shapes
   // (tests/gpu/indexer_fwd.dispatch.txt): short sequences run the
