@@ -53,6 +53,10 @@
 #include "indexer_fwd_pers_split_ov_zz.h"
 #include "indexer_fwd_pers_split_ov_w2.h"
 #include "indexer_fwd_pers_q4_split_ov.h"
+#include "indexer_fwd_pers_dyn_last.h"
+#include "indexer_fwd_pers_dyn_last_b3.h"
+#include "indexer_fwd_pers_dyn_ov4.h"
+#include "indexer_fwd_pers_dyn_ov4_last.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32.h"
@@ -258,7 +262,12 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"pers split overlap last", minitile::kernels::indexer_fwd_pers_split_ov_last, false},
           {"pers split overlap zz", minitile::kernels::indexer_fwd_pers_split_ov_zz, false},
           {"pers split overlap 2 groups", minitile::kernels::indexer_fwd_pers_split_ov_w2, false},
-          {"pers q4 split overlap zz", minitile::kernels::indexer_fwd_pers_q4_split_ov, false}};
+          {"pers q4 split overlap zz", minitile::kernels::indexer_fwd_pers_q4_split_ov, false},
+          // The query blocks handed out at run time (a work counter).
+          {"pers dynamic last", minitile::kernels::indexer_fwd_pers_dyn_last, false},
+          {"pers dynamic last 3 buf", minitile::kernels::indexer_fwd_pers_dyn_last_b3, false},
+          {"pers dyn overlap s4", minitile::kernels::indexer_fwd_pers_dyn_ov4, false},
+          {"pers dyn overlap s4 last", minitile::kernels::indexer_fwd_pers_dyn_ov4_last, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # The experiments of one device call, run on the GPU machine from the
-# repository root over a staged .gpu/ (sessions 14-15's open questions):
+# repository root over a staged .gpu/ (sessions 14-16's open questions):
 #   here:  bench/experiments/u4-items.sh && bench/experiments/floor.sh &&
-#          bench/experiments/split.sh   (build/tune-split and build/tune-split-q4)
-#          TUNE_DIRS="build/tune-u4 build/tune-floor build/tune-split build/tune-split-q4" \
+#          bench/experiments/split.sh &&  (build/tune-split and build/tune-split-q4)
+#          bench/experiments/dynamic.sh   (build/tune-dynamic, -ov and -zz)
+#          TUNE_DIRS="build/tune-u4 build/tune-floor build/tune-split build/tune-split-q4
+#            build/tune-dynamic build/tune-dynamic-ov build/tune-dynamic-zz" \
 #            scripts/stage-gpu.sh
 #          mkdir -p .gpu/micro && nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
 #            -o .gpu/micro/wgmma-rounds bench/micro/wgmma_rounds.cu
 #   there, first call:  GPU_RUN=tests .gpu/gpu-run.sh  (every GPU test: the
-#          tensor-map prefetch and split=true have not run on a GPU; ~5 min)
+#          tensor-map prefetch, split=true and dynamic=true have not run on a
+#          GPU; ~5-7 min)
 #   there, second call: bash bench/experiments/gpu-batch.sh  (logs packed into
 #          $OUT/batch.tgz)
+# 0. dynamic.sh's points (items handed out at run time against the same
+#    kernels' fixed orders, the three causal shapes);
 # 1. floor.sh's points (the prefetch's gain), u4-items.sh's (P2: s4/s8,
 #    nohint, nostore), split.sh's (split=true against the table's picks on
 #    the three causal shapes, and four queries a block split and overlapped
@@ -25,7 +30,7 @@ log=$(mktemp -d)
 out=${OUT:-$PWD/.gpu/out}
 mkdir -p "$out"
 step() { echo "== $*"; }
-for t in floor u4 split split-q4; do
+for t in dynamic dynamic-ov dynamic-zz floor u4 split split-q4; do
   step "tune-$t"
   (cd ".gpu/tune/tune-$t" && timeout 200 ./tune-runner --warmup 5 --reps 40 --point-timeout 20 \
     --out "$log/tuned-$t.txt" > "$log/tune-$t.log" 2>&1; echo "rc $?" >> "$log/tune-$t.log")
