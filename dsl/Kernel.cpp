@@ -640,6 +640,15 @@ void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
              position = grid + cast(claimed(0), DType::index, at);
            },
            at);
+    // A pipelined loop in the body would get a producer warpgroup, which
+    // runs the item loop too but meets neither barrier: it could not see
+    // the claims.
+    mlir::Operation *loop = &*std::prev(k.b.getInsertionPoint());
+    if (loop->walk([](tile::PipelinedOp) { return mlir::WalkResult::interrupt(); })
+            .wasInterrupted())
+      throw Error(at, "persistent(): dynamic items without prefetch cannot hold a pipelined() "
+                      "loop (its producer warps would not see the claims); give prefetch = "
+                      "true");
     return;
   }
   // A pipelined loop of one group over the block's items, itemBuffers in

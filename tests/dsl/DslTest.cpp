@@ -163,6 +163,24 @@ TEST(DslMisuse, DynamicZigzag) {
                  });
 }
 
+TEST(DslMisuse, DynamicWithoutPrefetchAroundAPipelinedLoop) {
+  unsigned line = 0;
+  expectDslError(line, "persistent(): dynamic items without prefetch cannot hold a pipelined() "
+                       "loop (its producer warps would not see the claims); give prefetch = true",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::bf16, {n, 64});
+                   k.threads(128);
+                   line = __LINE__ + 1;
+                   k.persistent(ceildiv(n, 64), [&](Value) {
+                     k.pipelined(0, ceildiv(n, 64), [&](Value i) {
+                       Shared t = k.shared(DType::bf16, {64, 64});
+                       copy(x, {i * 64, 0}, t);
+                     });
+                   }, {.dynamic = true});
+                 });
+}
+
 TEST(DslMisuse, PersistentWithOneItemBuffer) {
   unsigned line = 0;
   expectDslError(line, "persistent(): itemBuffers must be at least 2, not 1", [&](Kernel &k) {
