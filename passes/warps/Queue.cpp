@@ -18,10 +18,14 @@
 // arrives on the full barrier without copies: the sentinel). Everyone else
 // waits for the stage to be full and reads the index from its slot: the
 // mbarrier's arrive releases the slot's store, the wait acquires it.
-// The claim whose count is the upper bound minus one is the launch's last
-// (each block stops at its first failing claim: upper bound minus `step`
-// claims succeed and `step` fail), so it sets the queue back to zero. See
-// Warps.h.
+// Where the producer fetches ahead (three stages or more: issuesAhead), it
+// claims and issues iteration k + 1 inside iteration k, after waiting for
+// k's copies. The claim whose count is the upper bound minus one is the
+// launch's last (each block stops at its first failing claim: upper bound
+// minus `step` claims succeed and `step` fail), so it sets the queue back
+// to zero. Without a producer warpgroup the loop is a while loop whose
+// first thread claims between two barriers of the block (makeSerialQueue).
+// See Warps.h.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/warps/Warps.h"
@@ -242,9 +246,8 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
     return pick.getResult(0);
   };
 
-  // The body goes inside the skeleton first (its index then the skeleton's),
-  // so that the copies' coordinates are planned there and cloned for the
-  // iteration being issued.
+  // What each issue clones for the index it claims: the copies' plans and
+  // what their coordinates are computed from in the body (set below).
   SmallVector<TmaCopy> plans;
   llvm::SetVector<Operation *> slice;
   Value bodyItem;
