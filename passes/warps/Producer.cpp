@@ -51,6 +51,24 @@ int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
   return ring.stages - 2;
 }
 
+void issueCopiesFor(OpBuilder &b, Location loc, const Body &body, ArrayRef<TmaCopy> plans,
+                    Block &block, const llvm::SetVector<Operation *> &slice, Value index,
+                    Value at, Value s, Value full) {
+  IRMapping map;
+  map.map(index, at);
+  for (Operation &op : block)
+    if (slice.contains(&op))
+      b.clone(op, map);
+  for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+    CopyOp copy = original;
+    TmaCopy moved = plan;
+    for (Value &c : moved.coords)
+      c = map.lookupOrDefault(c);
+    Value stage = StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), s);
+    emitTmaLoads(b, loc, moved, stage, full);
+  }
+}
+
 namespace {
 
 /// Replaces what `loop` carries, in the producer, by zeros: the producer
@@ -160,19 +178,7 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     auto [jAt, sAt, parityAt] = ring.position(b, loc, at, loop);
     (void)jAt;
     Value fullAt = arm(b, sAt, parityAt);
-    IRMapping map;
-    map.map(iv, at);
-    for (Operation &op : to)
-      if (slice.contains(&op))
-        b.clone(op, map);
-    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
-      CopyOp copy = original;
-      TmaCopy moved = plan;
-      for (Value &c : moved.coords)
-        c = map.lookupOrDefault(c);
-      Value stage = StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), sAt);
-      emitTmaLoads(b, loc, moved, stage, fullAt);
-    }
+    issueCopiesFor(b, loc, body, plans, to, slice, iv, at, sAt, fullAt);
   };
   Operation *lastCopy = nullptr;
   if (!share.issues) {

@@ -270,19 +270,7 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
     auto branch = IfOp::create(w, loc, TypeRange(), valid);
     OpBuilder t = OpBuilder::atBlockEnd(&branch.getThenRegion().emplaceBlock());
     MBarrierExpectTxOp::create(t, loc, full, bytes);
-    IRMapping map;
-    map.map(bodyItem, item);
-    for (Operation &op : *bodyBlock)
-      if (slice.contains(&op))
-        t.clone(op, map);
-    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
-      CopyOp copy = original;
-      TmaCopy moved = plan;
-      for (Value &c : moved.coords)
-        c = map.lookupOrDefault(c);
-      Value stage = StageOp::create(t, loc, copy.getDest().getType(), copy.getDest(), s);
-      emitTmaLoads(t, loc, moved, stage, full);
-    }
+    issueCopiesFor(t, loc, body, plans, *bodyBlock, slice, bodyItem, item, s, full);
     YieldOp::create(t, loc);
     OpBuilder f = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
     MBarrierArriveOp::create(f, loc, full);

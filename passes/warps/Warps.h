@@ -210,6 +210,15 @@ void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice);
 int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
                     const llvm::SetVector<Operation *> &slice);
 
+/// The copies of `body` (planned as `plans` where they stand in `block`)
+/// for the iteration whose index is `at`, at `b`: what their coordinates
+/// are computed from in `block` (`slice`) cloned with `at` for `index`,
+/// then the boxes started into stage `s` on the full barrier `full`.
+void issueCopiesFor(OpBuilder &b, Location loc, const Body &body,
+                    llvm::ArrayRef<TmaCopy> plans, Block &block,
+                    const llvm::SetVector<Operation *> &slice, Value index, Value at, Value s,
+                    Value full);
+
 // Queue.cpp
 
 /// A queue loop's index slots: a shared i32 tile of `stages` at the
