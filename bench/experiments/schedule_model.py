@@ -14,7 +14,10 @@ perfect balance would give. The model leaves out what differs between
 multiprocessors (clocks, L2 distance), which dynamic items absorb too, and
 the tail of the last items' drains.
 
-    bench/experiments/schedule_model.py [A B LAUNCH]
+With QUERIES = 4 an item holds four queries and a tile's gemm twice the
+columns (B doubled), the cost of an item assumed the same: half the items.
+
+    bench/experiments/schedule_model.py [A B LAUNCH [QUERIES]]
 """
 import heapq
 import math
@@ -65,9 +68,12 @@ def dynamic(order, tiles, a, b, ahead):
 
 def main():
     a, b, launch = (float(x) for x in sys.argv[1:4]) if len(sys.argv) > 3 else (0.58, 0.37, 4.3)
-    print(f"A = {a} us an item, B = {b} us a tile, {launch} us a launch, {SMS} multiprocessors")
+    queries = int(sys.argv[4]) if len(sys.argv) > 4 else 2
+    b *= queries / 2
+    print(f"A = {a} us an item, B = {b} us a tile, {launch} us a launch, {SMS} multiprocessors, "
+          f"{queries} queries an item")
     for S, T in [(4096, 1024), (4096, 4096), (16384, 4096), (65536, 16384)]:
-        tiles = item_tiles(S, T)
+        tiles = item_tiles(S, T, BQ=queries)
         cols = []
         for order in ("linear", "last first", "zigzag"):
             worst, mean = fixed(order, tiles, a, b)
