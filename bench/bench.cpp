@@ -57,6 +57,7 @@
 #include "indexer_fwd_pers_dyn_last_b3.h"
 #include "indexer_fwd_pers_dyn_ov4.h"
 #include "indexer_fwd_pers_dyn_ov4_last.h"
+#include "indexer_fwd_pers_q4_dyn.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32.h"
@@ -267,7 +268,8 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"pers dynamic last", minitile::kernels::indexer_fwd_pers_dyn_last, false},
           {"pers dynamic last 3 buf", minitile::kernels::indexer_fwd_pers_dyn_last_b3, false},
           {"pers dyn overlap s4", minitile::kernels::indexer_fwd_pers_dyn_ov4, false},
-          {"pers dyn overlap s4 last", minitile::kernels::indexer_fwd_pers_dyn_ov4_last, false}};
+          {"pers dyn overlap s4 last", minitile::kernels::indexer_fwd_pers_dyn_ov4_last, false},
+          {"pers q4 split ov dynamic", minitile::kernels::indexer_fwd_pers_q4_dyn, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

@@ -311,13 +311,15 @@ TEST(IndexerFwd, DynamicShapesAndWindows) {
   // when its producer has a buffer for it, from the launch's work counter;
   // two item buffers and three (the producer claiming an item ahead);
   // overlapped two groups; split and overlapped three; continuous (a loop
-  // per item under a queue). The shapes run one after another on one
+  // per item under a queue); four queries a block split and overlapped on
+  // two groups. The shapes run one after another on one
   // stream, so each launch starts from the counter the one before left.
   checkPersistent({&minitile::kernels::indexer_fwd_dynamic_h64_d128,
                    &minitile::kernels::indexer_fwd_dynamic_b3_h64_d128,
                    &minitile::kernels::indexer_fwd_dynamic_ov_h64_d128,
                    &minitile::kernels::indexer_fwd_dynamic_split_ov_h64_d128,
-                   &minitile::kernels::indexer_fwd_dynamic_continuous_h64_d128});
+                   &minitile::kernels::indexer_fwd_dynamic_continuous_h64_d128,
+                   &minitile::kernels::indexer_fwd_dynamic_q4_split_ov_h64_d128});
 }
 
 TEST(IndexerFwd, TunedByShape) {
