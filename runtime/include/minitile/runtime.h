@@ -62,10 +62,11 @@ int multiprocessorCount();
 /// before each such launch, which hands out its work items by atomic adds on
 /// it and leaves it zero again when it ends. Launches on one stream run in
 /// turn, so they share it safely; each stream (each thread's per-thread
-/// default stream) gets its own, from a pool made and zeroed on first use
-/// (so call a launcher once on a stream before capturing it into a graph;
-/// a graph's launches then use that stream's counter and must not run
-/// beside direct launches on it).
+/// default stream) gets its own, from a pool of 1,024 made and zeroed by
+/// the first call in a context that finds none free (cuMemAlloc: not while
+/// capturing a stream into a graph, so launch once before capturing). A
+/// graph's launches keep the counter of the stream it was captured from
+/// and must not run beside direct launches on that stream.
 int32_t *workCounter(CUstream stream);
 
 /// 16-bit float elements, as the launchers' pointer types spell them.
