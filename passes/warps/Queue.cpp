@@ -53,14 +53,33 @@ Value toIndex(OpBuilder &b, Location loc, Value v32) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v32);
 }
 
-/// A per-thread variable at the kernel's entry (where LLVM keeps it in a
-/// register), set to `init` there: the loop runs once a launch.
-Value entryLocal(Operation *at, Location loc, Type type, int64_t init) {
-  auto kernel = at->getParentOfType<KernelOp>();
-  OpBuilder b = OpBuilder::atBlockBegin(&kernel.getBody().front());
-  Value l = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), type));
-  LocalStoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, type, init), l);
-  return l;
+/// Stage and parity (index values) of iteration k (i32) of a queue loop,
+/// which runs once a launch (its ring's count of earlier runs stays 0).
+std::pair<Value, Value> stageOf(OpBuilder &b, Location loc, const Ring &ring, Value k) {
+  auto [s, parity] = ring.cursor(b, loc, toIndex(b, loc, k));
+  return {toIndex(b, loc, s), toIndex(b, loc, parity)};
+}
+
+/// One claim on `loop`'s queue at `b`: the count of the launch's claims
+/// before it (i32). The launch's last claim (count ub - 1: each block stops
+/// at its first failing claim) sets the queue back to zero. The atomics go
+/// into `keeps` where given (the producer's slice keeps them).
+Value claimCount(OpBuilder &b, Location loc, PipelinedOp loop, ProducerKeeps *keeps) {
+  Type i32 = b.getI32Type();
+  Value zero = constant(b, loc, 0), queue = loop.getQueue();
+  auto add = AtomicOp::create(b, loc, i32, AtomicKind::add, c32(b, loc, 1), queue,
+                              ValueRange{zero});
+  Value last = arith::SubIOp::create(
+      b, loc, arith::IndexCastOp::create(b, loc, i32, loop.getUpperBound()), c32(b, loc, 1));
+  Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, add, last);
+  auto reset = IfOp::create(b, loc, TypeRange(), isLast);
+  OpBuilder r = OpBuilder::atBlockEnd(&reset.getThenRegion().emplaceBlock());
+  auto exchange =
+      AtomicOp::create(r, loc, i32, AtomicKind::exchange, c32(r, loc, 0), queue, ValueRange{zero});
+  YieldOp::create(r, loc);
+  if (keeps)
+    keeps->insert_range(std::initializer_list<Operation *>{add, exchange});
+  return add;
 }
 
 /// The loop skeleton of one role (see the file comment). `prelude` builds
@@ -73,10 +92,13 @@ struct Skeleton {
   Value item, k, s, parity;
 };
 
-Skeleton skeleton(OpBuilder &b, Location loc, PipelinedOp pipelined, int64_t stages,
+Skeleton skeleton(OpBuilder &b, Location loc, PipelinedOp pipelined, const Ring &ring,
                   const std::function<Value(OpBuilder &, Value, Value, Value)> &prelude) {
-  Value kL = entryLocal(pipelined, loc, b.getI32Type(), 0);
-  Value goL = entryLocal(pipelined, loc, b.getI1Type(), 1);
+  // (At the kernel's entry, where LLVM keeps them in registers: the loop
+  // runs once a launch.)
+  auto kernel = pipelined->getParentOfType<KernelOp>();
+  Value kL = newLocal(kernel, loc, b.getI32Type(), 0);
+  Value goL = newLocal(kernel, loc, b.getI1Type(), 1);
   auto loop = WhileOp::create(b, loc);
   {
     OpBuilder c = OpBuilder::atBlockEnd(&loop.getCondition().emplaceBlock());
@@ -87,10 +109,7 @@ Skeleton skeleton(OpBuilder &b, Location loc, PipelinedOp pipelined, int64_t sta
   YieldOp::create(w, loc);
   w.setInsertionPoint(block.getTerminator());
   Value k = LocalLoadOp::create(w, loc, w.getI32Type(), kL);
-  Value count = c32(w, loc, stages);
-  Value s = toIndex(w, loc, arith::RemUIOp::create(w, loc, k, count));
-  Value round = arith::DivUIOp::create(w, loc, k, count);
-  Value parity = toIndex(w, loc, arith::AndIOp::create(w, loc, round, c32(w, loc, 1)));
+  auto [s, parity] = stageOf(w, loc, ring, k);
   Value item = prelude(w, k, s, parity);
   Value valid = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::slt, item,
                                       pipelined.getUpperBound());
@@ -119,9 +138,9 @@ void spliceBody(PipelinedOp pipelined, OpBuilder &at, Value item) {
   to->getOperations().splice(at.getInsertionPoint(), from.getOperations());
 }
 
-/// The index in stage `s`'s slot.
-Value readSlot(OpBuilder &b, Location loc, const Ring &ring, Value s) {
-  Value v = SharedLoadOp::create(b, loc, b.getI32Type(), ring.slots, constant(b, loc, 0), s);
+/// The index in slot `s` of `slots`.
+Value readSlot(OpBuilder &b, Location loc, Value slots, Value s) {
+  Value v = SharedLoadOp::create(b, loc, b.getI32Type(), slots, constant(b, loc, 0), s);
   return toIndex(b, loc, v);
 }
 
@@ -132,7 +151,7 @@ Value awaitItem(OpBuilder &b, Location loc, const Ring &ring, Value s, Value par
   auto w = MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.full, s), parity);
   if (wait)
     *wait = w;
-  return readSlot(b, loc, ring, s);
+  return readSlot(b, loc, ring.slots, s);
 }
 
 /// Replaces the uses of the body's shared tiles inside `region` (but by
@@ -151,14 +170,17 @@ SmallVector<Value> useStages(const Body &body, OpBuilder &b, Location loc, Value
   return tiles;
 }
 
-} // namespace
-
-void buildQueueConsumer(PipelinedOp loop, const Body &body, const Ring &ring) {
+/// `loop` run at `b` by threads that follow it without issuing it (the
+/// compute threads; producer warps feeding nested loops): wait for each
+/// iteration's copies, read its index, run the body on its stage's tiles
+/// (`tiles`), then release the stage (the arrive returned, the body's last
+/// op before the count's increment). `loop` is left empty.
+MBarrierArriveOp follow(OpBuilder &b, PipelinedOp loop, const Body &body, const Ring &ring,
+                        SmallVector<Value> &tiles) {
   Location loc = loop.getLoc();
-  OpBuilder b(loop);
   for (CopyOp copy : body.copies)
     copy.erase();
-  Skeleton sk = skeleton(b, loc, loop, ring.stages,
+  Skeleton sk = skeleton(b, loc, loop, ring,
                          [&](OpBuilder &w, Value, Value s, Value parity) {
                            return awaitItem(w, loc, ring, s, parity);
                          });
@@ -166,9 +188,17 @@ void buildQueueConsumer(PipelinedOp loop, const Body &body, const Ring &ring) {
   Operation *first = &*at.getInsertionPoint();
   spliceBody(loop, at, sk.item);
   OpBuilder head(first->getBlock(), first->getBlock()->begin());
-  SmallVector<Value> tiles = useStages(body, head, loc, sk.s, sk.loop);
-  // Release the stage after its last read (before the count's increment).
-  auto arrive = MBarrierArriveOp::create(at, loc, ring.barrier(at, loc, ring.empty, sk.s));
+  tiles = useStages(body, head, loc, sk.s, sk.loop);
+  return MBarrierArriveOp::create(at, loc, ring.barrier(at, loc, ring.empty, sk.s));
+}
+
+} // namespace
+
+void buildQueueConsumer(PipelinedOp loop, const Body &body, const Ring &ring) {
+  OpBuilder b(loop);
+  SmallVector<Value> tiles;
+  // Release the stage after its last read.
+  MBarrierArriveOp arrive = follow(b, loop, body, ring, tiles);
   SmallVector<Operation *> ops;
   for (Operation &op : *arrive->getBlock())
     if (&op != arrive && &op != arrive->getOperand(0).getDefiningOp() &&
@@ -194,19 +224,8 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   YieldOp::create(e, loc);
   e.setInsertionPoint(elected.getThenRegion().front().getTerminator());
   if (!share.issues) {
-    // Follow the loop: wait for each iteration's copies, read its index,
-    // run the body, release the stage.
-    for (CopyOp copy : body.copies)
-      copy.erase();
-    Skeleton sk = skeleton(e, loc, loop, ring.stages,
-                           [&](OpBuilder &w, Value, Value s, Value parity) {
-                             return awaitItem(w, loc, ring, s, parity);
-                           });
-    Operation *first = &*sk.body.getInsertionPoint();
-    spliceBody(loop, sk.body, sk.item);
-    OpBuilder head(first->getBlock(), first->getBlock()->begin());
-    useStages(body, head, loc, sk.s, sk.loop);
-    MBarrierArriveOp::create(sk.body, loc, ring.barrier(sk.body, loc, ring.empty, sk.s));
+    SmallVector<Value> tiles;
+    follow(e, loop, body, ring, tiles);
     loop.erase();
     return success();
   }
@@ -214,26 +233,15 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   int64_t bytes = 0;
   for (CopyOp copy : body.copies)
     bytes += copy.getDest().getType().getBytes();
-  Value queue = loop.getQueue(), ub = loop.getUpperBound();
+  Value ub = loop.getUpperBound();
   Type i32 = b.getI32Type();
   // Iteration k's index, claimed at `w`: the lower bound for the first,
   // else step + the queue's count before an add (the launch's last claim,
   // count ub - 1, resets it).
   auto claim = [&](OpBuilder &w, Value k, bool mayBeFirst) -> Value {
     auto fromQueue = [&](OpBuilder &q) {
-      Value zero = constant(q, loc, 0);
-      auto add = AtomicOp::create(q, loc, i32, AtomicKind::add, c32(q, loc, 1), queue,
-                                  ValueRange{zero});
-      keeps.insert(add);
-      Value last = arith::SubIOp::create(
-          q, loc, arith::IndexCastOp::create(q, loc, i32, ub), c32(q, loc, 1));
-      Value isLast = arith::CmpIOp::create(q, loc, arith::CmpIPredicate::eq, add, last);
-      auto reset = IfOp::create(q, loc, TypeRange(), isLast);
-      OpBuilder r = OpBuilder::atBlockEnd(&reset.getThenRegion().emplaceBlock());
-      keeps.insert(AtomicOp::create(r, loc, i32, AtomicKind::exchange, c32(r, loc, 0), queue,
-                                    ValueRange{zero}));
-      YieldOp::create(r, loc);
-      return arith::AddIOp::create(q, loc, loop.getStep(), toIndex(q, loc, add)).getResult();
+      Value count = claimCount(q, loc, loop, &keeps);
+      return arith::AddIOp::create(q, loc, loop.getStep(), toIndex(q, loc, count)).getResult();
     };
     if (!mayBeFirst)
       return fromQueue(w);
@@ -256,10 +264,7 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   // claims its index and writes it to the stage's slot, then arms the full
   // barrier and starts the copies -- or, past the end, arrives on it bare.
   auto issue = [&](OpBuilder &w, Value k, bool mayBeFirst) -> Value {
-    Value count = c32(w, loc, ring.stages);
-    Value s = toIndex(w, loc, arith::RemUIOp::create(w, loc, k, count));
-    Value round = arith::DivUIOp::create(w, loc, k, count);
-    Value parity = toIndex(w, loc, arith::AndIOp::create(w, loc, round, c32(w, loc, 1)));
+    auto [s, parity] = stageOf(w, loc, ring, k);
     Value flipped = arith::XOrIOp::create(w, loc, parity, constant(w, loc, 1));
     MBarrierWaitOp::create(w, loc, ring.barrier(w, loc, ring.empty, s), flipped);
     Value item = claim(w, k, mayBeFirst);
@@ -295,7 +300,7 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   if (lookahead)
     issue(e, c32(e, loc, 0), /*mayBeFirst=*/true);
   Operation *wait = nullptr;
-  Skeleton sk = skeleton(e, loc, loop, ring.stages,
+  Skeleton sk = skeleton(e, loc, loop, ring,
                          [&](OpBuilder &w, Value k, Value s, Value parity) {
                            if (!lookahead)
                              return issue(w, k, /*mayBeFirst=*/true);
@@ -336,7 +341,6 @@ void makeSerialQueue(PipelinedOp loop) {
   Location loc = loop.getLoc();
   auto kernel = loop->getParentOfType<KernelOp>();
   OpBuilder b(loop);
-  Type i32 = b.getI32Type();
   Value slot = allocateQueueSlots(kernel, 1, loc);
   OpBuilder entry = OpBuilder::atBlockBegin(&kernel.getBody().front());
   Value positionL =
@@ -369,22 +373,12 @@ void makeSerialQueue(PipelinedOp loop) {
   auto claimer = IfOp::create(w, loc, TypeRange(), first);
   {
     OpBuilder t = OpBuilder::atBlockEnd(&claimer.getThenRegion().emplaceBlock());
-    Value queue = loop.getQueue();
-    Value c = AtomicOp::create(t, loc, i32, AtomicKind::add, c32(t, loc, 1), queue,
-                               ValueRange{zero});
-    Value last = arith::SubIOp::create(
-        t, loc, arith::IndexCastOp::create(t, loc, i32, loop.getUpperBound()), c32(t, loc, 1));
-    auto reset = IfOp::create(t, loc, TypeRange(),
-                              arith::CmpIOp::create(t, loc, arith::CmpIPredicate::eq, c, last));
-    OpBuilder r = OpBuilder::atBlockEnd(&reset.getThenRegion().emplaceBlock());
-    AtomicOp::create(r, loc, i32, AtomicKind::exchange, c32(r, loc, 0), queue,
-                     ValueRange{zero});
-    YieldOp::create(r, loc);
+    Value c = claimCount(t, loc, loop, nullptr);
     SharedStoreOp::create(t, loc, c, slot, zero, zero);
     YieldOp::create(t, loc);
   }
   BarrierOp::create(w, loc);
-  Value claimed = readSlot(w, loc, Ring{1, {}, {}, {}, false, slot}, zero);
+  Value claimed = readSlot(w, loc, slot, zero);
   LocalStoreOp::create(w, loc, arith::AddIOp::create(w, loc, loop.getStep(), claimed),
                        positionL);
   loop.erase();

@@ -116,13 +116,16 @@ void Ring::advance(OpBuilder &b, Location loc, PipelinedOp loop) const {
   LocalStoreOp::create(b, loc, wrapped, runs);
 }
 
-Value newCounter(KernelOp kernel, Location loc, int64_t init) {
+Value newLocal(KernelOp kernel, Location loc, Type type, int64_t init) {
   Block &entry = kernel.getBody().front();
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
-  Value local = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), b.getI32Type()));
-  LocalStoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, b.getI32Type(), init),
-                       local);
+  Value local = AllocLocalOp::create(b, loc, LocalType::get(b.getContext(), type));
+  LocalStoreOp::create(b, loc, arith::ConstantIntOp::create(b, loc, type, init), local);
   return local;
+}
+
+Value newCounter(KernelOp kernel, Location loc, int64_t init) {
+  return newLocal(kernel, loc, IntegerType::get(kernel.getContext(), 32), init);
 }
 
 } // namespace minitile::tile::warps

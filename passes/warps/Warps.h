@@ -106,6 +106,10 @@ struct Ring {
   void advance(OpBuilder &b, Location loc, PipelinedOp loop) const;
 };
 
+/// A per-thread tile.local of integer `type` at the kernel's entry, `init`
+/// there.
+Value newLocal(KernelOp kernel, Location loc, Type type, int64_t init);
+
 /// A per-thread tile.local<i32> at the kernel's entry, `init` there (a
 /// ring's count of earlier iterations: 0).
 Value newCounter(KernelOp kernel, Location loc, int64_t init = 0);
