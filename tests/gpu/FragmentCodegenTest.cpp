@@ -334,6 +334,38 @@ TEST(FragmentCodegen, PersistentDynamicWorkOrders) {
       minitile::rt::detail::copyToHost(&left, reinterpret_cast<CUdeviceptr>(counter), 4);
       EXPECT_EQ(left, 0) << "the work counter after the launches";
     }
+  // The items come from the stream's counter: started at m instead of 0, a
+  // launch skips positions [grid, grid + m) -- they stay poisoned -- takes
+  // every other once, and its last claim (count n - 1) still resets it.
+  for (auto &v : variants) {
+    const int64_t n = 3 * sms + 7, grid = std::min(n, sms), m = 5;
+    SCOPED_TRACE(std::string(v.name) + ", the counter started at 5");
+    std::vector<int32_t> x(n * 4);
+    for (int32_t &e : x)
+      e = int32_t(rng()());
+    DeviceBuffer<int32_t> dx(x), y(n * 4), owner(n);
+    y.fillWords(kPoison);
+    const int32_t start = int32_t(m);
+    minitile::rt::detail::copyToDevice(reinterpret_cast<CUdeviceptr>(counter), &start, 4);
+    v.fn(n, dx.get(), y.get(), owner.get(), nullptr);
+    minitile::rt::synchronize();
+    std::vector<int32_t> got = y.download();
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t p = v.lastFirst ? n - 1 - i : i;
+      bool skipped = p >= grid && p < grid + m;
+      for (int64_t c = 0; c < 4; ++c) {
+        int32_t want = skipped ? int32_t(kPoison) : x[i * 4 + c];
+        if (got[i * 4 + c] != want && wrong++ < 5)
+          ADD_FAILURE() << "item " << i << " (position " << p << ")"
+                        << (skipped ? " was taken though its claim was skipped" : " is wrong");
+      }
+    }
+    EXPECT_EQ(wrong, 0);
+    int32_t left = -1;
+    minitile::rt::detail::copyToHost(&left, reinterpret_cast<CUdeviceptr>(counter), 4);
+    EXPECT_EQ(left, 0) << "the work counter after the launch";
+  }
 }
 
 TEST(FragmentCodegen, WorkCounterPerStream) {
