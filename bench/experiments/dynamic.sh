@@ -10,11 +10,16 @@
 #    S = 16384 and 65536 shape), two or three item buffers;
 #  - OUT_DIR-q4 (3 points): four queries a block split and overlapped on two
 #    groups, the weights reloaded (half the items: session 15's lead for
-#    S = 4096), last first or zigzag, fixed or dynamic.
+#    S = 4096), last first or zigzag, fixed or dynamic;
+#  - OUT_DIR-b2 (12 points): two blocks a multiprocessor, one group each,
+#    overlapped (session 11's "pers 2/SM overlap zz", 1.5 % behind three
+#    groups at S = 4096: each block's items' ends fall apart from the
+#    other's -- what "each group its own items" would do in one block),
+#    split or not, each order fixed or dynamic.
 # bench/experiments/schedule_model.py gives what a perfect balance would be
 # worth under session 11's cost of an item and of a tile.
 #   bench/experiments/dynamic.sh [BUILD_DIR] [OUT_DIR]
-# then: TUNE_DIRS="OUT_DIR OUT_DIR-ov OUT_DIR-q4" scripts/stage-gpu.sh and, on the
+# then: TUNE_DIRS="OUT_DIR OUT_DIR-ov OUT_DIR-q4 OUT_DIR-b2" scripts/stage-gpu.sh and, on the
 #   GPU, .gpu/tune/<each's name>/tune-runner --warmup 5 --reps 40
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,7 +29,7 @@ minitile=$build/tools/minitile
 shapes=(--shape S=4096,S_kv=1024 --shape S=16384,S_kv=4096 --shape S=4096,S_kv=4096
         --init ks=0 --init 'ke=iota*S_kv/S+1')
 orders=(--space dynamic=false,true --space last_first=false,true --space zigzag=false,true)
-rm -rf "$out" "$out-ov" "$out-q4"
+rm -rf "$out" "$out-ov" "$out-q4" "$out-b2"
 "$minitile" tune indexer_fwd -p persistent=true -p warpgroups=3 -p stages=4 \
   "${orders[@]}" --space item_buffers=2,3 "${shapes[@]}" -o "$out"
 "$minitile" tune indexer_fwd -p persistent=true -p warpgroups=2 -p stages=4 -p overlap=true \
@@ -32,3 +37,5 @@ rm -rf "$out" "$out-ov" "$out-q4"
 "$minitile" tune indexer_fwd -p persistent=true -p queries=4 -p split=true -p overlap=true \
   -p warpgroups=2 -p stages=4 -p reload_weights=true -p last_first=true \
   --space zigzag=false,true --space dynamic=false,true "${shapes[@]}" -o "$out-q4"
+"$minitile" tune indexer_fwd -p persistent=true -p blocks_per_sm=2 -p warpgroups=1 -p stages=2 \
+  -p overlap=true "${orders[@]}" --space split=false,true "${shapes[@]}" -o "$out-b2"

@@ -3,9 +3,9 @@
 # repository root over a staged .gpu/ (sessions 14-16's open questions):
 #   here:  bench/experiments/u4-items.sh && bench/experiments/floor.sh &&
 #          bench/experiments/split.sh &&  (build/tune-split and build/tune-split-q4)
-#          bench/experiments/dynamic.sh   (build/tune-dynamic, -ov and -q4)
+#          bench/experiments/dynamic.sh   (build/tune-dynamic, -ov, -q4 and -b2)
 #          TUNE_DIRS="build/tune-u4 build/tune-floor build/tune-split build/tune-split-q4
-#            build/tune-dynamic build/tune-dynamic-ov build/tune-dynamic-q4" \
+#            build/tune-dynamic build/tune-dynamic-ov build/tune-dynamic-q4 build/tune-dynamic-b2" \
 #            scripts/stage-gpu.sh
 #          mkdir -p .gpu/micro && nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a \
 #            -o .gpu/micro/wgmma-rounds bench/micro/wgmma_rounds.cu
@@ -30,7 +30,7 @@ log=$(mktemp -d)
 out=${OUT:-$PWD/.gpu/out}
 mkdir -p "$out"
 step() { echo "== $*"; }
-for t in dynamic dynamic-ov dynamic-q4 floor u4 split split-q4; do
+for t in dynamic dynamic-ov dynamic-q4 dynamic-b2 floor u4 split split-q4; do
   step "tune-$t"
   (cd ".gpu/tune/tune-$t" && timeout 200 ./tune-runner --warmup 5 --reps 40 --point-timeout 20 \
     --out "$log/tuned-$t.txt" > "$log/tune-$t.log" 2>&1; echo "rc $?" >> "$log/tune-$t.log")
