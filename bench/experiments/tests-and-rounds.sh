@@ -12,7 +12,7 @@ OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit --format=csv
 if [ -n "${TUNE:-}" ]; then
   echo "== tune-$TUNE"
-  (cd "tune/tune-$TUNE" && timeout "${TUNE_LIMIT:-200}" ./tune-runner --out "$OUT/tuned-$TUNE.txt" \
+  (cd "tune/tune-$TUNE" && timeout "${TUNE_LIMIT:-200}" ./tune-runner ${TUNE_ARGS:-} --out "$OUT/tuned-$TUNE.txt" \
      > "$OUT/tune-$TUNE.log" 2>&1; echo "rc $?" >> "$OUT/tune-$TUNE.log")
   grep -v "^  S=" "$OUT/tune-$TUNE.log" | tail -n 60
 fi
