@@ -187,7 +187,8 @@ template <bool Batched> struct IndexerFwd : Generator {
       std::optional<Shared> weightTile; // persistent: the item's weights
       if (persistent) {
         const int NB = std::max(BQ, 4);
-        Value b0 = q0 / NB * NB, at = q0 - b0;
+        // NB is a power of two and q0 never negative: q0 / NB * NB as a mask.
+        Value b0 = q0 & constant(~int64_t(NB - 1), DType::index), at = q0 - b0;
         Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
         Shared ws = k.shared(DType::f32, {BQ, H});
         weightTile = ws;
