@@ -25,14 +25,23 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 # The GPU tests in two runs, each under a time limit, so that a hang costs
 # its limit, not the device call: first those GPU_FIRST names (gtest
 # patterns; by default the features that have not yet run on a GPU), then
-# the rest.
+# the rest. Each run is GPU_SHARDS (8) gtest shards at once: the fp64 host
+# references are the CPU's work and the machine has 16 cores.
 first=${GPU_FIRST-*Dynamic*:*WorkCounter*:*Split*}
+shards=${GPU_SHARDS:-8}
 gpu_tests() { # NAME LIMIT FILTER
-  echo "== gpu-tests ($1)"
-  timeout "$2" ./gpu-tests --gtest_filter="$3" 2>&1 | tee "$out/gpu-tests-$1.log" |
-    grep -E "^\[  (FAILED|PASSED) |Failure|math  |^\[==" | head -n 40
-  local rc=${PIPESTATUS[0]}
-  [ "$rc" = 124 ] && echo "gpu-tests ($1): stopped after $2 s (a hang?)"
+  echo "== gpu-tests ($1, $shards shards)"
+  local i rc=0 pids=()
+  for ((i = 0; i < shards; ++i)); do
+    GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i timeout "$2" ./gpu-tests \
+      --gtest_filter="$3" > "$out/gpu-tests-$1-$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < shards; ++i)); do
+    wait "${pids[$i]}" || rc=$?
+    [ "$rc" = 124 ] && { echo "gpu-tests ($1, shard $i): stopped after $2 s (a hang?)"; rc=1; }
+    grep -E "^\[  (FAILED|PASSED) |Failure|math  " "$out/gpu-tests-$1-$i.log" | head -n 20
+  done
   [ "$rc" = 0 ] || status=1
 }
 if has tests; then
