@@ -5,7 +5,8 @@
 // Leaves:  no tile.copy. Where the TMA can serve it (see TmaCopies.h), one
 //          compute thread starts the box copies on an mbarrier and every
 //          compute thread waits for it (a copy in a loop first waits for the
-//          tile's readers, and flips the barrier's phase each time). Otherwise
+//          tile's readers, and flips the barrier's phase each time -- for,
+//          while and pipelined loops alike). Otherwise
 //          the compute threads copy element by element, zero outside the
 //          tensor, then fence for the async proxy (where the target has one)
 //          and meet at a barrier.
@@ -30,9 +31,11 @@ Value constant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
+/// Whether `op` may run more than once in a thread: inside a for, while or
+/// pipelined loop.
 bool inLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); !llvm::isa<KernelOp>(p); p = p->getParentOp())
-    if (llvm::isa<ForOp, PipelinedOp>(p))
+    if (llvm::isa<ForOp, PipelinedOp, WhileOp>(p))
       return true;
   return false;
 }
