@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "tools/minitile-opt/ParserGuard.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -83,9 +85,12 @@ struct Scanner {
 };
 
 /// The names of the type aliases (`!name = ...`) that stand for `index`,
-/// directly or through other aliases.
+/// directly or through other aliases. A name defined twice (an error the
+/// parser reports only when it reaches the second definition) counts if any
+/// of its definitions does: uses before the second read the first.
 llvm::StringSet<> indexAliases(const Scanner &s) {
-  llvm::StringMap<llvm::StringRef> target; // alias -> the alias it names, "" for index
+  // alias -> the aliases its definitions name, "" for index
+  llvm::StringMap<llvm::SmallVector<llvm::StringRef, 1>> target;
   s.forEachTokenStart([&](size_t i) {
     llvm::StringRef name = s.text[i] == '!' ? s.identifierAt(i + 1) : llvm::StringRef();
     if (name.empty())
@@ -96,9 +101,9 @@ llvm::StringSet<> indexAliases(const Scanner &s) {
     j = s.skipTrivia(j + 1);
     if (j < s.text.size() && s.text[j] == '!') {
       if (llvm::StringRef other = s.identifierAt(j + 1); !other.empty())
-        target[name] = other;
+        target[name].push_back(other);
     } else if (s.identifierAt(j) == "index") {
-      target[name] = "";
+      target[name].push_back("");
     }
     return false;
   });
@@ -106,8 +111,10 @@ llvm::StringSet<> indexAliases(const Scanner &s) {
   for (bool grew = true; grew;) {
     grew = false;
     for (const auto &entry : target) {
-      llvm::StringRef to = entry.getValue();
-      if ((to.empty() || aliases.contains(to)) && aliases.insert(entry.getKey()).second)
+      bool index = llvm::any_of(entry.getValue(), [&](llvm::StringRef to) {
+        return to.empty() || aliases.contains(to);
+      });
+      if (index && aliases.insert(entry.getKey()).second)
         grew = true;
     }
   }
