@@ -321,7 +321,7 @@ struct Reference {
 
 void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D = 128,
                   std::vector<IndexerVariant> variants = h64d128Variants(),
-                  const Reference *reference = nullptr) {
+                  const std::vector<Reference> &references = {}) {
   IndexerInputs in(S, T, ratio, H, D);
   double flop = in.flop;
   // MINITILE_BENCH_ONLY=text keeps the variants whose name holds it (or
@@ -353,7 +353,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   for (auto &v : variants)
     if (kept(v.name))
       chosen.push_back(&v);
-  // Entry i < chosen.size() is variant i; the last, the reference if any.
+  // Entry i < chosen.size() is variant i; then the references.
   std::vector<std::function<void()>> launches;
   for (const IndexerVariant *v : chosen)
     launches.push_back([&in, v, S, T] {
@@ -361,8 +361,8 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
       if (v->unfused)
         minitile::kernels::clean_logits(S, T, in.logits.get(), in.ks.get(), in.ke.get());
     });
-  if (reference)
-    launches.push_back(reference->launch);
+  for (const Reference &r : references)
+    launches.push_back(r.launch);
   for (auto &launch : launches)
     for (int i = 0; i < 5; ++i)
       launch();
@@ -377,12 +377,12 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
       for (int r = 0; r < std::min(kRound, reps - done); ++r)
         times[i].push_back(timedMs(launches[i]));
     }
-  double referenceTflops = 0;
-  if (reference) {
-    double ms = median(times.back());
-    referenceTflops = reference->flop / ms / 1e9;
+  std::vector<double> referenceTflops;
+  for (size_t r = 0; r < references.size(); ++r) {
+    double ms = median(times[chosen.size() + r]);
+    referenceTflops.push_back(references[r].flop / ms / 1e9);
     std::printf("%-24s (timed in turn with the variants below) | %8.3f ms | %6.1f TFLOP/s\n",
-                reference->name, ms, referenceTflops);
+                references[r].name, ms, referenceTflops.back());
   }
   for (size_t i = 0; i < chosen.size(); ++i) {
     const IndexerVariant &v = *chosen[i];
@@ -391,8 +391,8 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
                 "useful TFLOP/s",
                 v.name, (long long)S, (long long)T, (long long)ratio, (long long)H,
                 (long long)D, ms, flop / ms / 1e9);
-    if (reference)
-      std::printf(" | %5.1f %%", 100.0 * flop / ms / 1e9 / referenceTflops);
+    for (double ref : referenceTflops)
+      std::printf(" | %5.1f %%", 100.0 * flop / ms / 1e9 / ref);
     std::printf("\n");
     if (i == 0)
       std::printf("%-24s one call returns after %.1f us on the host (checks, tensor maps, "
@@ -587,18 +587,22 @@ void benchIndexerThenTopk(int64_t S, int64_t T, int64_t K) {
   }
 }
 
-/// cuBLAS's bf16 GEMM, M = N = K = n, on fresh uniform random inputs.
+/// cuBLAS's bf16 GEMM, M = N = K = n, on fresh random inputs: standard
+/// normal (as the indexer's inputs here and torch.randn's in the peers'
+/// script) or uniform in [-1, 1]. The tensor cores draw more power on some
+/// data than on other, and at the card's cap power sets the clock: a rate
+/// compared with the indexer's is the rate on the indexer's kind of data.
 struct CublasInputs {
   int64_t n;
   DeviceBuffer<bf16> a, b, c;
   std::vector<bf16> ha, hb;
-  explicit CublasInputs(int64_t n) : n(n), a(n * n), b(n * n), c(n * n), ha(n * n), hb(n * n) {
+  CublasInputs(int64_t n, bool normal) : n(n), a(n * n), b(n * n), c(n * n), ha(n * n), hb(n * n) {
     std::mt19937 rng(std::random_device{}());
+    std::normal_distribution<float> gauss;
     std::uniform_real_distribution<float> uniform(-1, 1);
-    for (bf16 &x : ha)
-      x = bf16::fromFloat(uniform(rng));
-    for (bf16 &x : hb)
-      x = bf16::fromFloat(uniform(rng));
+    for (auto *h : {&ha, &hb})
+      for (bf16 &x : *h)
+        x = bf16::fromFloat(normal ? gauss(rng) : uniform(rng));
     a.upload(ha);
     b.upload(hb);
   }
@@ -688,10 +692,13 @@ void benchEnergy(const std::vector<int64_t> &lengths) {
   }
   minitile::bench::CublasGemm gemm;
   if (gemm.available()) {
-    CublasInputs in(8192);
-    in.check(gemm);
-    auto [ms, r] = sustained(power, [&] { in.run(gemm); });
-    printSustained("cuBLAS bf16 GEMM", "8192^3", 2.0 * 8192 * 8192 * 8192, ms, r);
+    for (bool normal : {true, false}) {
+      CublasInputs in(8192, normal);
+      in.check(gemm);
+      auto [ms, r] = sustained(power, [&] { in.run(gemm); });
+      printSustained(normal ? "cuBLAS bf16 normal" : "cuBLAS bf16 uniform", "8192^3",
+                     2.0 * 8192 * 8192 * 8192, ms, r);
+    }
   } else {
     std::printf("energy: no cuBLAS (%s)\n", gemm.why().c_str());
   }
@@ -842,28 +849,34 @@ int main(int argc, char **argv) {
         benchCleanLogits(v.name, v.fn, S, T, 4, copy);
     }
     if (what == "indexer" || what == "all") {
-      // cuBLAS in this process and harness, beside the peers' do_bench figure.
-      // Also timed in turn with each shape's variants (their ratio to it
-      // under the same clock and power); MINITILE_BENCH_CUBLAS_TURNS=0 leaves
-      // it out of the rounds.
+      // cuBLAS in this process and harness, beside the peers' do_bench figure,
+      // on normal data (the indexer's and the peers') and on uniform data
+      // (this bench's reference until session 18). Both are also timed in
+      // turn with each shape's variants (their ratio to each under the same
+      // clock and power; the normal one is the like-for-like reference);
+      // MINITILE_BENCH_CUBLAS_TURNS=0 leaves them out of the rounds.
       minitile::bench::CublasGemm gemm;
-      std::optional<CublasInputs> in;
-      std::optional<Reference> reference;
+      std::optional<CublasInputs> normalIn, uniformIn;
+      std::vector<Reference> refs;
       if (gemm.available()) {
-        in.emplace(8192);
-        std::printf("cuBLAS bf16 GEMM 8192^3 (this harness): %.1f TFLOP/s\n",
-                    cublasTflops(gemm, *in));
+        normalIn.emplace(8192, true);
+        uniformIn.emplace(8192, false);
+        std::printf("cuBLAS bf16 GEMM 8192^3 (this harness): %.1f TFLOP/s on normal data, "
+                    "%.1f on uniform\n",
+                    cublasTflops(gemm, *normalIn), cublasTflops(gemm, *uniformIn));
         const char *turns = std::getenv("MINITILE_BENCH_CUBLAS_TURNS");
-        if (!turns || std::strcmp(turns, "0") != 0)
-          reference = Reference{"cuBLAS bf16 8192^3", [&] { in->run(gemm); },
-                                2.0 * 8192 * 8192 * 8192};
+        if (!turns || std::strcmp(turns, "0") != 0) {
+          refs.push_back({"cuBLAS 8192^3 normal", [&] { normalIn->run(gemm); },
+                          2.0 * 8192 * 8192 * 8192});
+          refs.push_back({"cuBLAS 8192^3 uniform", [&] { uniformIn->run(gemm); },
+                          2.0 * 8192 * 8192 * 8192});
+        }
       } else {
         std::printf("cuBLAS not available here (%s)\n", gemm.why().c_str());
       }
-      const Reference *ref = reference ? &*reference : nullptr;
       for (int64_t S : lengths)
-        benchIndexer(S, S / 4, 4, 64, 128, h64d128Variants(), ref);
-      benchIndexer(4096, 4096, 1, 64, 128, h64d128Variants(), ref); // the peers' ratio-1 case
+        benchIndexer(S, S / 4, 4, 64, 128, h64d128Variants(), refs);
+      benchIndexer(4096, 4096, 1, 64, 128, h64d128Variants(), refs); // the peers' ratio-1 case
     }
     if (what == "shapes" || what == "all") {
       // GLM-5's 32 heads and a head dimension of 256, shipped and persistent.
