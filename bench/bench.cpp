@@ -58,6 +58,8 @@
 #include "indexer_fwd_pers_dyn_ov4.h"
 #include "indexer_fwd_pers_dyn_ov4_last.h"
 #include "indexer_fwd_pers_q4_dyn.h"
+#include "indexer_fwd_pers_q4s2_dyn.h"
+#include "indexer_fwd_pers_q4s2_ov_dyn.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32.h"
@@ -269,7 +271,11 @@ std::vector<IndexerVariant> h64d128Variants() {
           {"pers dynamic last 3 buf", minitile::kernels::indexer_fwd_pers_dyn_last_b3, false},
           {"pers dyn overlap s4", minitile::kernels::indexer_fwd_pers_dyn_ov4, false},
           {"pers dyn overlap s4 last", minitile::kernels::indexer_fwd_pers_dyn_ov4_last, false},
-          {"pers q4 split ov dynamic", minitile::kernels::indexer_fwd_pers_q4_dyn, false}};
+          {"pers q4 split ov dynamic", minitile::kernels::indexer_fwd_pers_q4_dyn, false},
+          // Four queries a block as two gemms of two queries' width: half
+          // the items (their starts and ends) for the same tiles.
+          {"pers q4 split2 dyn", minitile::kernels::indexer_fwd_pers_q4s2_dyn, false},
+          {"pers q4 split2 ov dyn", minitile::kernels::indexer_fwd_pers_q4s2_ov_dyn, false}};
 }
 
 /// The indexer's inputs at S, S_kv = T, causal windows of ratio `ratio`:

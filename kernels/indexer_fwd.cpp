@@ -86,6 +86,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                     "query's gemm is in flight with one accumulator's registers (three "
                     "groups)"};
 
+  Param<int> splitQueries{"split_queries", 1, {1, 2, 4, 8, 16},
+                          "split: queries a part (a gemm of split_queries * H columns each); "
+                          "with queries=4 and 2, an item of four queries as two gemms of "
+                          "today's width, so half the items (and their starts and ends) for "
+                          "the same tiles"};
+
   Param<bool> dynamic{"dynamic", false,
                       "persistent: each block takes its next query block when its producer "
                       "has a buffer for it, from a counter all blocks share (longest first "
@@ -118,6 +124,15 @@ template <bool Batched> struct IndexerFwd : Generator {
       throw Error(SourceLoc::current(),
                   "dynamic=true and zigzag=true do not go together: zigzag deals the query "
                   "blocks out in advance; take dynamic with last_first");
+    if (int(splitQueries) > 1 && !bool(split))
+      throw Error(SourceLoc::current(),
+                  "split_queries=" + std::to_string(int(splitQueries)) +
+                      " sizes the parts of a split tile: give split=true too");
+    if (bool(split) && BQ % int(splitQueries) != 0)
+      throw Error(SourceLoc::current(),
+                  "split_queries=" + std::to_string(int(splitQueries)) + " does not divide the " +
+                      std::to_string(BQ) + " queries of a block (queries=" +
+                      std::to_string(BQ) + ")");
     if (N > 256)
       throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
                                             std::to_string(H) + " makes " + std::to_string(N) +
@@ -174,9 +189,9 @@ template <bool Batched> struct IndexerFwd : Generator {
       // and starts on a 16-byte boundary of the tensor (TMA), so it takes
       // the NB-aligned box holding the block's queries; queries past S read
       // as empty windows, [0, 0).
-      // The queries in P parts of QP (split: one a part, else one part),
+      // The queries in P parts of QP (split: split_queries a part, else one part),
       // each its own shared tile of QP * H rows and its own gemm.
-      const int P = split ? BQ : 1, QP = BQ / P, NP = QP * H;
+      const int P = split ? BQ / int(splitQueries) : 1, QP = BQ / P, NP = QP * H;
       // Part p's first query (as q0 or `at` plus p * QP).
       auto partAt = [&](Value first, int p) { return p ? first + p * QP : first; };
       std::vector<Shared> qs;

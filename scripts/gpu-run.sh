@@ -4,8 +4,10 @@
 # each kernel and the benchmark. Logs go to $OUT (or .gpu/out). With
 # "peers" as an argument it also runs ../shared/bench/indexer_peers.py,
 # gemm_softmax_peers.py and bench/topk_torch.py. GPU_RUN=tune runs the
-# tune-runners staged with TUNE_DIRS (TUNE_ARGS passes them options) and
-# keeps each table as tuned-<name>.txt beside the logs and in $OUT.
+# tune-runners staged with TUNE_DIRS (TUNE_ARGS passes them options;
+# TUNE_ONLY="a b" only tune-a's and tune-b's; TUNE_LIMIT seconds each, 600 by
+# default) and keeps each table as tuned-<name>.txt beside the logs and in
+# $OUT. The logs are packed into $OUT/$LOGS_TGZ (logs.tgz).
 set -uo pipefail
 cd "$(dirname "$0")"
 # Logs and SASS go to a folder packed into $OUT/logs.tgz at the end (the
@@ -70,8 +72,12 @@ if has tune; then
   for runner in tune/*/tune-runner; do
     [ -x "$runner" ] || continue
     name=$(basename "$(dirname "$runner")")
+    [ -z "${TUNE_ONLY:-}" ] || [[ " $TUNE_ONLY " == *" ${name#tune-} "* ]] || continue
     echo "== tune $name"
-    ./"$runner" --out "$out/tuned-$name.txt" ${TUNE_ARGS:-} 2>&1 | tee "$out/tune-$name.log"; [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    timeout "${TUNE_LIMIT:-600}" ./"$runner" --out "$out/tuned-$name.txt" ${TUNE_ARGS:-} 2>&1 | tee "$out/tune-$name.log"
+    rc=${PIPESTATUS[0]}
+    [ "$rc" = 124 ] && echo "tune $name: stopped after ${TUNE_LIMIT:-600} s"
+    [ "$rc" = 0 ] || status=1
     if [ -f "$out/tuned-$name.txt" ]; then cp "$out/tuned-$name.txt" "$final/"; cat "$out/tuned-$name.txt"; fi
   done
 fi
@@ -80,5 +86,5 @@ if has peers; then
   [ -f peers/gemm_softmax_peers.py ] && { echo "== gemm/softmax peers"; PYTHONUNBUFFERED=1 python3 peers/gemm_softmax_peers.py 2>&1 | tee "$out/gemm-softmax-peers.log"; }
   [ -f ../bench/topk_torch.py ] && { echo "== torch.topk"; PYTHONUNBUFFERED=1 python3 ../bench/topk_torch.py 2>&1 | tee "$out/topk-torch.log"; }
 fi
-tar czf "$final/logs.tgz" -C "$out" .
+tar czf "$final/${LOGS_TGZ:-logs.tgz}" -C "$out" .
 exit $status
