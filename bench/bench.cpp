@@ -62,6 +62,8 @@
 #include "indexer_fwd_pers_q4s2_ov_dyn.h"
 #include "indexer_fwd_h32_q8.h"
 #include "indexer_fwd_h32_pers_q8.h"
+#include "indexer_fwd_h32_dyn.h"
+#include "indexer_fwd_h32_q8s4_dyn.h"
 #include "indexer_fwd_h32.h"
 #include "indexer_fwd_h32_pers.h"
 #include "indexer_fwd_d256.h"
@@ -891,7 +893,9 @@ int main(int argc, char **argv) {
                      {{"indexer_fwd H=32", minitile::kernels::indexer_fwd_h32, false},
                       {"persistent H=32", minitile::kernels::indexer_fwd_h32_pers, false},
                       {"H=32 queries=8", minitile::kernels::indexer_fwd_h32_q8, false},
-                      {"persistent H=32 queries=8", minitile::kernels::indexer_fwd_h32_pers_q8, false}});
+                      {"persistent H=32 queries=8", minitile::kernels::indexer_fwd_h32_pers_q8, false},
+                      {"pers H=32 dynamic last", minitile::kernels::indexer_fwd_h32_dyn, false},
+                      {"H=32 q8 split4 dyn", minitile::kernels::indexer_fwd_h32_q8s4_dyn, false}});
         benchIndexer(S, S / 4, 4, 64, 256,
                      {{"indexer_fwd D=256", minitile::kernels::indexer_fwd_d256, false},
                       {"persistent D=256", minitile::kernels::indexer_fwd_d256_pers, false}});
