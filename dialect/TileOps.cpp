@@ -834,9 +834,31 @@ LogicalResult PipelinedOp::verify() {
   // A stage's buffers must always be read by the same group: a group waiting
   // on a stage's barrier by phase parity cannot tell the phase it wants from
   // the one two before it, which another group may still be waiting for.
-  if (stages % groups)
+  if (stages % groups && !getCooperative())
     return emitOpError("has ") << stages << " stages for " << groups
                                << " groups; the stages must be a multiple of the groups";
+  if (getCooperative()) {
+    if (getContinuous())
+      return emitOpError("is cooperative and continuous; a continuous stream alternates "
+                         "its iterations between the groups, so choose one");
+    // The gemms the groups share out: at the body's top level, a multiple
+    // of the groups.
+    int64_t gemms = 0;
+    bool nested = false;
+    getBody().walk([&](GemmOp gemm) {
+      if (gemm->getParentOp() == getOperation())
+        ++gemms;
+      else
+        nested = true;
+    });
+    if (nested)
+      return emitOpError("is cooperative, so its gemms are at the top level of its body (each "
+                         "group takes whole gemms); one is nested in a region");
+    if (groups > 1 && (gemms == 0 || gemms % groups))
+      return emitOpError("is cooperative: its ")
+             << gemms << " top-level gemms are dealt out to " << groups
+             << " groups, so they are a nonzero multiple of the groups";
+  }
   // Nested only where every compute thread runs each iteration of the loops
   // around it (one group): a group's warps cannot wait on a ring that the
   // other groups' iterations also fill.

@@ -1171,7 +1171,14 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     overlapped loop's gemms go on from one outer iteration into the next
     without draining, the outer iteration's values the body reads switched
     where its iterations cross into the next (`tile-warp-specialize` says
-    what it needs).
+    what it needs). With `cooperative` (groups > 1), every group runs every
+    iteration instead, each its share of the body: the body's top-level
+    gemms (a multiple of `groups`, none nested in a region) are dealt out in
+    order, the first groups-th to group 0 and so on, each group running the
+    code that reads its gemms' results; every stage is read by all groups
+    and released when all have read it, so `stages` need not be a multiple
+    of `groups`. Code that writes memory reads a gemm's result (it runs on
+    that gemm's group); pure code reading none runs on every group.
 
     With a `queue` (a one-element i32 tensor all blocks share, zero at the
     launch; one group, nested in no other pipelined loop, carrying
@@ -1208,7 +1215,7 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
   let arguments = (ins Index:$lowerBound, Index:$upperBound, Index:$step,
                        Optional<Tile_AnyTensor>:$queue, Variadic<AnyType>:$initArgs,
                        I64Attr:$stages, DefaultValuedAttr<I64Attr, "1">:$groups,
-                       UnitAttr:$overlap, UnitAttr:$continuous);
+                       UnitAttr:$overlap, UnitAttr:$continuous, UnitAttr:$cooperative);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;

@@ -159,7 +159,11 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
                               " groups of warpgroups need a multiple of " +
                               std::to_string(128 * std::max(options.groups, 1)) +
                               " threads per block");
-  if (options.stages % options.groups)
+  if (options.cooperative && options.continuous)
+    throw Error(lo.loc(), "pipelined(): cooperative and continuous do not go together (a "
+                          "continuous stream alternates its iterations between the groups, a "
+                          "cooperative loop gives every group every iteration); choose one");
+  if (options.stages % options.groups && !options.cooperative)
     throw Error(lo.loc(), "pipelined(): " + std::to_string(options.stages) + " stages for " +
                               std::to_string(options.groups) +
                               " groups; make the stages a multiple of the groups (each "
@@ -197,8 +201,32 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
                             "stream crosses the items)");
     loop.setContinuous(true);
   }
-  return detail::buildCarriedBody(k, loop, loop.getBody().front(), body, lo.loc(),
-                                  "pipelined()", single);
+  if (options.cooperative && options.groups > 1)
+    loop.setCooperative(true);
+  auto results = detail::buildCarriedBody(k, loop, loop.getBody().front(), body, lo.loc(),
+                                          "pipelined()", single);
+  if (loop.getCooperative()) {
+    // The groups share out the body's gemms: whole ones, at its top level.
+    int64_t gemms = 0;
+    bool nested = false;
+    loop.getBody().walk([&](tile::GemmOp gemm) {
+      if (gemm->getParentOp() == loop.getOperation())
+        ++gemms;
+      else
+        nested = true;
+    });
+    if (nested)
+      throw Error(lo.loc(), "pipelined(): a cooperative loop deals its gemms out to the "
+                            "groups whole, so they are at the top level of its body, not "
+                            "inside an if_() or a loop");
+    if (gemms == 0 || gemms % options.groups)
+      throw Error(lo.loc(), "pipelined(): a cooperative loop deals its gemms out to its " +
+                                std::to_string(options.groups) +
+                                " groups, so their number is a nonzero multiple of the "
+                                "groups, not " +
+                                std::to_string(gemms));
+  }
+  return results;
 }
 
 void Kernel::pipelined(Arg lo, Arg hi, const std::function<void(Value)> &body,

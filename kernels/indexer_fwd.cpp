@@ -92,6 +92,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                           "today's width, so half the items (and their starts and ends) for "
                           "the same tiles"};
 
+  Param<bool> cooperative{"cooperative", false,
+                          "split: every warpgroup takes every KV tile, each its share of the "
+                          "parts (queries=4 split_queries=2 warpgroups=2: a part a group), "
+                          "rather than the groups taking the tiles in turn: one KV stage feeds "
+                          "every group, and each holds only its parts' weights"};
+
   Param<bool> dynamic{"dynamic", false,
                       "persistent: each block takes its next query block when its producer "
                       "has a buffer for it, from a counter all blocks share (longest first "
@@ -133,6 +139,10 @@ template <bool Batched> struct IndexerFwd : Generator {
                   "split_queries=" + std::to_string(int(splitQueries)) + " does not divide the " +
                       std::to_string(BQ) + " queries of a block (queries=" +
                       std::to_string(BQ) + ")");
+    if (bool(cooperative) && !bool(split))
+      throw Error(SourceLoc::current(),
+                  "cooperative=true deals a split tile's parts out to the warpgroups: give "
+                  "split=true too");
     if (N > 256)
       throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
                                             std::to_string(H) + " makes " + std::to_string(N) +
@@ -158,9 +168,17 @@ template <bool Batched> struct IndexerFwd : Generator {
     const int64_t budget = perBlock - 8 * 1024;
     auto fits = [&](int st) { return queryBytes + st * tileBytes <= budget; };
     const int G = groups ? int(groups) : (H >= 32 && N <= 128 ? 3 : 2);
-    int st = (int(stages) + G - 1) / G * G;
-    while (st > G && !fits(st))
-      st -= G;
+    // (A cooperative loop's stages feed every group: any number.)
+    const int unit = cooperative ? 1 : G;
+    int st = (int(stages) + unit - 1) / unit * unit;
+    while (st > unit && !fits(st))
+      st -= unit;
+    if (bool(cooperative) && (BQ / int(splitQueries)) % G)
+      throw Error(SourceLoc::current(),
+                  "cooperative=true deals the " + std::to_string(BQ / int(splitQueries)) +
+                      " parts of a split tile out to " + std::to_string(G) +
+                      " warpgroups: make the parts (queries / split_queries) a multiple of "
+                      "the warpgroups");
     const bool asyncFill = queryBytes + st * tileBytes + kFillAsyncSharedBytes <= budget;
     Value S = k.size("S"), T = k.size("S_kv");
     Value B = Batched ? k.size("B") : Value();
@@ -280,7 +298,7 @@ template <bool Batched> struct IndexerFwd : Generator {
                       transpose(inWindow, {1, 0}));
         }
       }, {.stages = st, .groups = G, .overlap = overlap,
-          .continuous = bool(persistent) && bool(continuous)});
+          .continuous = bool(persistent) && bool(continuous), .cooperative = cooperative});
 
       // Everything outside the tiles the loop wrote.
       if (clean) {

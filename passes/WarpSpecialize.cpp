@@ -51,7 +51,11 @@
 //          side, but its compute side and the outer loop's are built
 //          together: one stream of each group's iterations of every outer
 //          iteration (passes/warps/Continuous.cpp); one that cannot be runs
-//          per outer iteration, with a remark saying why.
+//          per outer iteration, with a remark saying why. A `cooperative`
+//          loop's iterations are every group's: one producer warp issues
+//          them all, each group runs a copy of the loop holding its share of
+//          the body (its gemms and the code reading them), and a stage's
+//          empty barrier counts every group's threads (Consumer.cpp).
 //
 // This file decides who does what (the warps' shares, the fills, the
 // registers) and splits the kernel; passes/warps/ builds each loop's two
@@ -236,7 +240,9 @@ LogicalResult specialise(KernelOp kernel,
       needsAux = true;
       continue;
     }
-    int64_t n = loop.getGroups() <= warps ? int64_t(loop.getGroups()) : 1;
+    // (A cooperative loop's iterations are every group's: one warp.)
+    int64_t n = loop.getGroups() <= warps && !loop.getCooperative() ? int64_t(loop.getGroups())
+                                                                      : 1;
     issuingWarps[loop] = n;
     leafWarps = std::max(leafWarps, n);
   }
@@ -362,7 +368,10 @@ LogicalResult specialise(KernelOp kernel,
   // A continuous loop -> its body, ring and group, for the loop around it.
   llvm::DenseMap<Operation *, std::tuple<const Body *, Ring, Value>> streams;
   for (auto &[loop, body] : bodies) {
-    int64_t perIteration = threads / loop.getGroups();
+    // The threads of a group, and those that read each iteration's stage
+    // (every group's, in a cooperative loop): its empty barriers count them.
+    int64_t perGroup = threads / loop.getGroups();
+    int64_t perIteration = loop.getCooperative() ? threads : perGroup;
     // A loop whose stages are released one iteration late has a spare
     // empty barrier (see buildConsumer).
     int64_t spare = body.accumulating.empty() ? 0 : 1;
@@ -405,10 +414,10 @@ LogicalResult specialise(KernelOp kernel,
     // loop around it keep a cursor of their own instead (Continuous.cpp).
     if (!loop.getContinuous() && !continuousIn.contains(loop.getOperation()))
       ring.runs = newCounter(kernel, loc);
-    auto [at, made] = groups.try_emplace(perIteration, Value());
+    auto [at, made] = groups.try_emplace(perGroup, Value());
     if (made)
       at->second = loop.getGroups() == 1 ? constant(c, loc, 0)
-                                         : groupIndex(c, loc, computeTid, perIteration);
+                                         : groupIndex(c, loc, computeTid, perGroup);
     // A continuous loop's compute side is built with the loop around it.
     if (loop.getContinuous()) {
       streams.try_emplace(loop.getOperation(), &body, ring, at->second);
@@ -422,7 +431,10 @@ LogicalResult specialise(KernelOp kernel,
     }
     if (loop.getQueue())
       buildQueueConsumer(loop, body, ring);
-    else
+    else if (loop.getCooperative()) {
+      if (failed(buildCooperativeConsumer(loop, body, ring, at->second)))
+        return failure();
+    } else
       buildConsumer(loop, body, ring, at->second);
   }
   sliceProducer(split.getThenRegion(), reads, keeps);

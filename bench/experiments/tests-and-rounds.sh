@@ -23,7 +23,7 @@ fi
   GPU_RUN=tests GPU_FIRST= GPU_REST_LIMIT="${TEST_LIMIT:-220}" LOGS_TGZ=test-logs.tgz ./gpu-run.sh
 [ -n "${NO_BENCH:-}" ] && exit 0
 echo "== bench"
-MINITILE_BENCH_ONLY="${ONLY:-tuned|persistent last_first|persistent zigzag|persistent overlap s4|pers dynamic last|pers dyn overlap s4|q4 split2}" \
+MINITILE_BENCH_ONLY="${ONLY:-tuned|persistent last_first|persistent zigzag|persistent overlap s4|pers dynamic last|pers dyn overlap s4|q4 split2|q4 coop}" \
   timeout "${BENCH_LIMIT:-200}" ./minitile-bench indexer 4096 16384 65536 2>&1 | tee "$OUT/bench.log" | grep -v "^ *$"
 echo "== peers"
 left=$(( ${CALL_LIMIT:-580} - SECONDS ))

@@ -535,4 +535,117 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   loop.erase();
 }
 
+namespace {
+
+/// Whether `op` (or an op nested in it) may write memory.
+bool mayWrite(Operation *op) {
+  auto effects = getEffectsRecursively(op);
+  if (!effects)
+    return true;
+  return llvm::any_of(*effects, [](const MemoryEffects::EffectInstance &e) {
+    return !llvm::isa<MemoryEffects::Read>(e.getEffect());
+  });
+}
+
+/// Each top-level op of a cooperative loop's body: the group whose share it
+/// is -- a gemm's, the group it is dealt to (the k-th of n gemms to group
+/// k * groups / n); an op reading (it or an op nested in it) the results of
+/// one group's ops, that group -- or -1, read by every group's share that
+/// needs it. Fails with an error at an op reading two groups' results, or
+/// writing memory while reading no gemm's (every group would run it).
+FailureOr<llvm::DenseMap<Operation *, int64_t>> shareOut(PipelinedOp loop, const Body &body) {
+  int64_t groups = loop.getGroups();
+  Block &block = loop.getBody().front();
+  SmallVector<GemmOp> gemms(block.getOps<GemmOp>());
+  llvm::DenseMap<Operation *, int64_t> gemmGroup;
+  for (auto [k, gemm] : llvm::enumerate(gemms))
+    gemmGroup[gemm] = int64_t(k) * groups / int64_t(gemms.size());
+  llvm::DenseSet<Operation *> copies;
+  for (CopyOp copy : body.copies)
+    copies.insert(copy);
+  llvm::DenseMap<Value, int64_t> owner;
+  llvm::DenseMap<Operation *, int64_t> of;
+  for (Operation &op : block.without_terminator()) {
+    int64_t g = gemmGroup.lookup(&op);
+    if (!gemmGroup.contains(&op))
+      g = -1;
+    Operation *clash = nullptr;
+    op.walk([&](Operation *inner) {
+      for (Value v : inner->getOperands()) {
+        auto it = owner.find(v);
+        if (it == owner.end())
+          continue;
+        if (g < 0)
+          g = it->second;
+        else if (g != it->second && !clash)
+          clash = inner;
+      }
+    });
+    if (clash)
+      return op.emitOpError("in a cooperative pipelined loop reads the results of gemms that "
+                          "different groups compute (each group runs the code reading its "
+                          "own gemms); combine them after the loop, or give the loop one "
+                          "group");
+    if (g < 0 && !copies.contains(&op) && mayWrite(&op))
+      return op.emitOpError("in a cooperative pipelined loop writes memory but reads no gemm's "
+                          "result, so no one group's share holds it and every group would "
+                          "run it; make it depend on a gemm, or move it out of the loop");
+    of[&op] = g;
+    if (g >= 0)
+      for (Value r : op.getResults())
+        owner[r] = g;
+  }
+  return of;
+}
+
+} // namespace
+
+LogicalResult buildCooperativeConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
+                                       Value group) {
+  auto shares = shareOut(loop, body);
+  if (failed(shares))
+    return failure();
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Block &from = loop.getBody().front();
+  for (int64_t g = 0; g < int64_t(loop.getGroups()); ++g) {
+    Value mine =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, group, constant(b, loc, g));
+    auto branch = IfOp::create(b, loc, TypeRange(), mine);
+    OpBuilder t = OpBuilder::atBlockEnd(&branch.getThenRegion().emplaceBlock());
+    Operation *end = YieldOp::create(t, loc);
+    t.setInsertionPoint(end);
+    Value first = constant(t, loc, 0); // the group's first iteration: every group's
+    IRMapping map;
+    auto copy = llvm::cast<PipelinedOp>(t.clone(*loop, map));
+    // Group g's share: the other groups' ops go (users first), then what
+    // only they needed.
+    SmallVector<Operation *> ops;
+    for (Operation &op : from.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops)) {
+      int64_t owner = shares->lookup(op);
+      if (owner >= 0 && owner != g)
+        map.lookup(op)->erase();
+    }
+    SmallVector<Operation *> left;
+    for (Operation &op : copy.getBody().front().without_terminator())
+      left.push_back(&op);
+    for (Operation *op : llvm::reverse(left))
+      if (op->use_empty() && wouldOpBeTriviallyDead(op))
+        op->erase();
+    // The copy runs every iteration, as a loop of one group on the shared
+    // ring: each stage's empty barrier waits for every group's release.
+    copy.setGroups(1);
+    copy.setCooperative(false);
+    Body share;
+    share.allocs = body.allocs;
+    for (CopyOp c : body.copies)
+      share.copies.push_back(llvm::cast<CopyOp>(map.lookup(c.getOperation())));
+    buildConsumer(copy, share, ring, first);
+  }
+  loop.erase();
+  return success();
+}
+
 } // namespace minitile::tile::warps

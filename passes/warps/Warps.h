@@ -144,6 +144,16 @@ Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPe
 /// `group` (this thread's, from groupIndex) on `ring`.
 void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value group);
 
+/// A cooperative loop as the compute threads run it: for each group, under
+/// a test of `group` (groupIndex), a copy of the loop holding that group's
+/// share of the body -- its gemms (the body's top-level gemms dealt out in
+/// order) and the code reading their results, and the pure code the share
+/// needs -- run over every iteration as a loop of one group. Fails, with an
+/// error at the op, where code reads the results of two groups' gemms or
+/// writes memory without reading any gemm's result.
+LogicalResult buildCooperativeConsumer(PipelinedOp loop, const Body &body, const Ring &ring,
+                                       Value group);
+
 // Continuous.cpp
 
 /// Why the compute side cannot run the continuous loop `inner` as one

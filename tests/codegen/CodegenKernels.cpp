@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
 
+#include <vector>
+
 namespace {
 
 using namespace minitile;
@@ -246,8 +248,44 @@ struct FillAsyncRows : Generator {
   }
 };
 
+/// c[:, 64 p .. 64 p + 64) = a . b_p^T for each of `parts` 64-row blocks
+/// b_p of b: one block walks a's 64-row tiles through a pipelined loop of
+/// `groups` warpgroups and `stages` stages, a gemm per part a tile (m64n64,
+/// K = 64), each stored as it is done. `cooperative`: every group takes
+/// every tile, the parts dealt out (parts / groups a group), rather than the
+/// groups taking the tiles in turn; `overlap`: each group's next gemm before
+/// the code of this one.
+struct CoopGemm : Generator {
+  Param<int> groups{"groups", 2, 1, 3, "compute warpgroups"};
+  Param<int> parts{"parts", 2, 1, 6, "gemms a tile, each 64 columns of c"};
+  Param<int> stages{"stages", 3, 1, 8, "a's tiles in flight"};
+  Param<bool> overlap{"overlap", false, "PipelinedOptions::overlap"};
+  Param<bool> cooperative{"cooperative", true, "PipelinedOptions::cooperative"};
+  void generate(Kernel &k) override {
+    const int P = parts;
+    Value m = k.size("m");
+    Tensor a = k.tensor("a", DType::bf16, {m, 64});
+    Tensor b = k.tensor("b", DType::bf16, {64 * P, 64});
+    Tensor c = k.tensor("c", DType::f32, {m, 64 * P});
+    k.threads(128 * int(groups));
+    k.grid(1);
+    std::vector<Shared> bs;
+    for (int p = 0; p < P; ++p) {
+      bs.push_back(k.shared(DType::bf16, {64, 64}));
+      copy(b, {64 * p, 0}, bs.back());
+    }
+    k.pipelined(0, ceildiv(m, 64), [&](Value i) {
+      Shared t = k.shared(DType::bf16, {64, 64});
+      copy(a, {i * 64, 0}, t);
+      for (int p = 0; p < P; ++p)
+        storeTile(c, {i * 64, 64 * p}, gemm(t, bs[p], /*transposeB=*/true));
+    }, {.stages = stages, .groups = groups, .overlap = overlap, .cooperative = cooperative});
+  }
+};
+
 } // namespace
 
+MINITILE_KERNEL(CoopGemm, "coop_gemm", "c[:, 64p..] = a . b_p^T, parts dealt out to the groups");
 MINITILE_KERNEL(MinMax, "minmax", "y = min(max(x, 0), c)");
 MINITILE_KERNEL(MinMaxNum, "minmax_num", "y = minNum(maxNum(x, 0), c), z = maxNum(x, -inf)");
 MINITILE_KERNEL(MulAdd, "mul_add", "d = a * b + c");

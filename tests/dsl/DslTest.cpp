@@ -656,6 +656,64 @@ TEST(DslTiles, BuildsAPipelinedGemm) {
   EXPECT_NE(ir.find("tile.store_tile"), std::string::npos) << ir;
 }
 
+TEST(DslTiles, BuildsACooperativePipelinedLoop) {
+  // Two groups, a gemm each (the halves of N): every group runs every
+  // iteration, so three stages are fine for two groups.
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor a = k.tensor("a", DType::bf16, {n, 64});
+    Tensor out = k.tensor("out", DType::f32, {n, 128});
+    k.threads(256);
+    k.grid(1);
+    Shared b0 = k.shared(DType::bf16, {64, 64}), b1 = k.shared(DType::bf16, {64, 64});
+    copy(a, {0, 0}, b0);
+    copy(a, {64, 0}, b1);
+    k.pipelined(0, n, [&](Value i) {
+      Shared t = k.shared(DType::bf16, {64, 64});
+      copy(a, {i * 64, 0}, t);
+      storeTile(out, {i * 64, 0}, gemm(t, b0, /*transposeB=*/true));
+      storeTile(out, {i * 64, 64}, gemm(t, b1, /*transposeB=*/true));
+    }, {.stages = 3, .groups = 2, .cooperative = true});
+  });
+  EXPECT_NE(ir.find("stages 3 groups 2 {"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("} {cooperative}"), std::string::npos) << ir;
+  EXPECT_EQ(count(ir, "tile.gemm"), 2u) << ir;
+}
+
+TEST(DslMisuse, CooperativeLoopWithOneGemmForTwoGroups) {
+  unsigned line = 0;
+  expectDslError(line, "pipelined(): a cooperative loop deals its gemms out to its 2 groups, so "
+                       "their number is a nonzero multiple of the groups, not 1",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor a = k.tensor("a", DType::bf16, {n, 64});
+                   Tensor out = k.tensor("out", DType::f32, {n, 64});
+                   k.threads(256);
+                   k.grid(1);
+                   Shared b = k.shared(DType::bf16, {64, 64});
+                   copy(a, {0, 0}, b);
+                   line = __LINE__ + 1;
+                   k.pipelined(0, n, [&](Value i) {
+                     Shared t = k.shared(DType::bf16, {64, 64});
+                     copy(a, {i * 64, 0}, t);
+                     storeTile(out, {i * 64, 0}, gemm(t, b, /*transposeB=*/true));
+                   }, {.stages = 2, .groups = 2, .cooperative = true});
+                 });
+}
+
+TEST(DslMisuse, CooperativeAndContinuous) {
+  unsigned line = 0;
+  expectDslError(line, "pipelined(): cooperative and continuous do not go together",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   k.threads(256);
+                   k.grid(1);
+                   line = __LINE__ + 1;
+                   k.pipelined(0, n, [&](Value) {}, {.stages = 4, .groups = 2, .overlap = true,
+                                                     .continuous = true, .cooperative = true});
+                 });
+}
+
 TEST(DslTiles, ScalarsMeetingFragmentsAreRepeated) {
   std::string ir = build([](Kernel &k) {
     Value n = k.size("n");

@@ -5,7 +5,8 @@
 // (a tensor one float off 16-byte alignment, ragged row counts), float
 // min/max (NaN kept, and dropped by minNum/maxNum), contraction on and off,
 // a reduceSum accumulating in place, a box of a shared tile read as a
-// fragment, and which block takes which item of a persistent kernel.
+// fragment, which block takes which item of a persistent kernel, and
+// cooperative pipelined loops (every group every tile, the gemms dealt out).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
@@ -29,6 +30,13 @@
 #include "codegen_work_linear.h"
 #include "codegen_work_zigzag.h"
 #include "codegen_work_zigzag_sync.h"
+#include "codegen_coop_g2_p2_s1.h"
+#include "codegen_coop_g2_p2_s3.h"
+#include "codegen_coop_g2_p2_s4_ov.h"
+#include "codegen_coop_g2_p4_s2_ov.h"
+#include "codegen_coop_g3_p3_s2.h"
+#include "codegen_coop_g3_p6_s4_ov.h"
+#include "codegen_turns_g2_p2_s4.h"
 
 #include <algorithm>
 #include <cmath>
@@ -426,5 +434,63 @@ TEST(FragmentCodegen, PersistentWorkOrders) {
         if (got[i] != want && wrong++ < 5)
           ADD_FAILURE() << "item " << i << " taken by block " << got[i] << ", not " << want;
       }
+    }
+}
+
+TEST(FragmentCodegen, CooperativeLoopsDealTheGemmsOut) {
+  // c = a . b^T in 64-column parts, a gemm a part a tile of a's 64 rows,
+  // the parts dealt out to the groups of a cooperative loop (one, two or
+  // three groups; one to two parts a group; one to four stages, three for
+  // two groups; overlapped or not) -- and the same loop with the groups
+  // taking the tiles in turn. Ragged and empty row counts; fp64 reference.
+  using bf16 = minitile::rt::bf16;
+  using Fn = void (*)(minitile::rt::Scalar<int64_t>, const bf16 *, const bf16 *, float *,
+                      CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    int parts;
+  } variants[] = {
+      {"2 groups, 2 parts, 3 stages", minitile::kernels::codegen_coop_g2_p2_s3, 2},
+      {"2 groups, 2 parts, 4 stages, overlapped", minitile::kernels::codegen_coop_g2_p2_s4_ov, 2},
+      {"2 groups, 4 parts, 2 stages, overlapped", minitile::kernels::codegen_coop_g2_p4_s2_ov, 4},
+      {"3 groups, 3 parts, 2 stages", minitile::kernels::codegen_coop_g3_p3_s2, 3},
+      {"2 groups, 2 parts, 1 stage", minitile::kernels::codegen_coop_g2_p2_s1, 2},
+      {"3 groups, 6 parts, 4 stages, overlapped", minitile::kernels::codegen_coop_g3_p6_s4_ov, 6},
+      {"in turns: 2 groups, 2 parts, 4 stages", minitile::kernels::codegen_turns_g2_p2_s4, 2}};
+  std::uniform_real_distribution<float> d(-2, 2);
+  for (auto &v : variants)
+    for (int64_t m : {int64_t(0), int64_t(64), int64_t(200), int64_t(1000), int64_t(4097)}) {
+      SCOPED_TRACE(std::string(v.name) + " m=" + std::to_string(m));
+      const int64_t n = 64 * v.parts;
+      std::vector<bf16> a(std::max<int64_t>(m, 1) * 64), b(n * 64);
+      for (bf16 &x : a)
+        x = bf16::fromFloat(d(rng()));
+      for (bf16 &x : b)
+        x = bf16::fromFloat(d(rng()));
+      DeviceBuffer<bf16> da(a), db(b);
+      DeviceBuffer<float> c(std::max<int64_t>(m, 1) * n + 64);
+      c.fillWords(kPoison);
+      v.fn(m, da.get(), db.get(), c.get(), nullptr);
+      minitile::rt::synchronize();
+      std::vector<float> got = c.download();
+      int64_t wrong = 0;
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < n; ++j) {
+          double want = 0, scale = 0;
+          for (int64_t k = 0; k < 64; ++k) {
+            double p = double(a[r * 64 + k].toFloat()) * b[j * 64 + k].toFloat();
+            want += p;
+            scale += std::fabs(p);
+          }
+          float g = got[r * n + j];
+          if (!(std::fabs(g - want) <= 1e-5 * scale + 1e-6) && wrong++ < 5)
+            ADD_FAILURE() << "c[" << r << ", " << j << "] = " << g << ", want " << want;
+        }
+      // Nothing written past the m rows.
+      for (size_t e = size_t(m * n); e < got.size(); ++e)
+        if (bits(got[e]) != kPoison && wrong++ < 5)
+          ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];
+      EXPECT_EQ(wrong, 0);
     }
 }

@@ -370,6 +370,18 @@ struct PipelinedOptions {
   /// and two to four stages a group. (On the H200 so far a win with one
   /// compute group, a loss with two: docs/PERF.md, sessions 12-13.)
   bool continuous = false;
+  /// Every group runs every iteration, each its share of the body, rather
+  /// than the groups taking the iterations in turn: the body's gemms (a
+  /// multiple of `groups`, at its top level) are dealt out in order -- with
+  /// two groups and two gemms, the first to group 0, the second to group 1
+  /// -- and each group runs the code that reads its gemms' results. Each
+  /// stage is read by every group (one copy feeds them all), so `stages`
+  /// need not be a multiple of `groups`; with `overlap` each group starts
+  /// its gemm of the next iteration before its code of this one. For a
+  /// tile too wide for one group's registers: a gemm of each half of N,
+  /// one a group, as in CUTLASS's cooperative kernels. Code that writes
+  /// memory must read a gemm's result (it runs on that gemm's group).
+  bool cooperative = false;
 };
 
 /// The order in which a persistent kernel's blocks take their work items.

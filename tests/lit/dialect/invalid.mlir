@@ -149,6 +149,48 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 384, 1, 1>} {
 
 // -----
 
+// A cooperative loop deals its top-level gemms out to its groups: a nonzero
+// multiple of them (its stages need not be).
+tile.kernel @k(%a: !tile.shared<64x64xbf16, swizzle = 128>, %n: index) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{is cooperative: its 1 top-level gemms are dealt out to 2 groups, so they are a nonzero multiple of the groups}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 3 groups 2 {
+    %s = tile.gemm %a, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  } {cooperative}
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%a: !tile.shared<64x64xbf16, swizzle = 128>, %n: index, %c: i1) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{is cooperative, so its gemms are at the top level of its body (each group takes whole gemms); one is nested in a region}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
+    %s = tile.gemm %a, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    tile.if %c {
+      %u = tile.gemm %a, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
+  } {cooperative}
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%n: index) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.pipelined %j = %c0 to %n step %c1 stages 2 {
+    // expected-error@+1 {{is cooperative and continuous; a continuous stream alternates its iterations between the groups, so choose one}}
+    tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 2 {
+    } {continuous, cooperative}
+  }
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%t: !tile.shared<64xf32>, %i: index, %x: f32) attributes {block = array<i32: 32, 1, 1>} {
   // expected-error@+1 {{'max' takes integers; floats take add and exchange}}
   %o = tile.shared_atomic max %x, %t[%i, %i] : f32, !tile.shared<64xf32>
