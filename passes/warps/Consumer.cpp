@@ -7,7 +7,10 @@
 // `overlap`, each copy's gemm starts before the previous copy's code after
 // its gemm. A stage is released as soon as its iteration has read it (a
 // gemm's operands: once its result is first read); a gemm accumulating into
-// a carried value releases its stage an iteration late. See Warps.h.
+// a carried value releases its stage an iteration late. A cooperative loop
+// is a copy of the loop per group, each holding the group's gemms and the
+// code reading them, run over every iteration as a loop of one group on the
+// shared ring (buildCooperativeConsumer). See Warps.h.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/warps/Warps.h"

@@ -7,7 +7,8 @@
 //                 takes, counted over every run of the loop
 //   Consumer.cpp  the loop as a compute group runs it: wait full, compute,
 //                 release; unrolled over the stages the group takes in turn,
-//                 its gemms overlapped with the code after them on request
+//                 its gemms overlapped with the code after them on request;
+//                 a cooperative loop as a copy per group of its share
 //   Continuous.cpp a continuous loop and the loop around it as a compute
 //                 group runs them: one stream of its iterations of every run
 //   Producer.cpp  the loop as a producer warp issues it: its group's
