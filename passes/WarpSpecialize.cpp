@@ -96,6 +96,10 @@ bool dependsOnCarried(Value v, PipelinedOp loop) {
                       [&](Value operand) { return dependsOnCarried(operand, loop); });
 }
 
+/// Whether `loop`'s groups each run every iteration (a cooperative loop of
+/// one group is a plain one).
+bool cooperative(PipelinedOp loop) { return loop.getCooperative() && loop.getGroups() > 1; }
+
 FailureOr<Body> analyse(PipelinedOp loop) {
   Body body;
   for (auto alloc : loop.getBody().getOps<AllocSharedOp>())
@@ -241,8 +245,7 @@ LogicalResult specialise(KernelOp kernel,
       continue;
     }
     // (A cooperative loop's iterations are every group's: one warp.)
-    int64_t n = loop.getGroups() <= warps && !loop.getCooperative() ? int64_t(loop.getGroups())
-                                                                      : 1;
+    int64_t n = loop.getGroups() <= warps && !cooperative(loop) ? int64_t(loop.getGroups()) : 1;
     issuingWarps[loop] = n;
     leafWarps = std::max(leafWarps, n);
   }
@@ -371,7 +374,7 @@ LogicalResult specialise(KernelOp kernel,
     // The threads of a group, and those that read each iteration's stage
     // (every group's, in a cooperative loop): its empty barriers count them.
     int64_t perGroup = threads / loop.getGroups();
-    int64_t perIteration = loop.getCooperative() ? threads : perGroup;
+    int64_t perIteration = cooperative(loop) ? threads : perGroup;
     // A loop whose stages are released one iteration late has a spare
     // empty barrier (see buildConsumer).
     int64_t spare = body.accumulating.empty() ? 0 : 1;
@@ -431,7 +434,7 @@ LogicalResult specialise(KernelOp kernel,
     }
     if (loop.getQueue())
       buildQueueConsumer(loop, body, ring);
-    else if (loop.getCooperative()) {
+    else if (cooperative(loop)) {
       if (failed(buildCooperativeConsumer(loop, body, ring, at->second)))
         return failure();
     } else

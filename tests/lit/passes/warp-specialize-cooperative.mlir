@@ -70,3 +70,31 @@ tile.kernel @coop_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %o: !tile.ptr<
   } {cooperative}
   tile.return
 }
+
+// -----
+
+// A cooperative loop of one group is a plain one: its one group runs
+// everything, a store reading no gemm included.
+// CHECK-LABEL: tile.kernel @one_kernel
+// CHECK-COUNT-2: hopper.mbarrier_init {{.*}} count 128
+// CHECK: tile.store %
+tile.host @one(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %o: !tile.ptr<f32> {tile.name = "o"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @one_kernel grid(%c1, %c1, %c1) args(%kv, %o, %n) : (!tile.ptr<bf16>, !tile.ptr<f32>, index) -> ()
+  tile.return
+}
+tile.kernel @one_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %o: !tile.ptr<f32> {tile.name = "o"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %ov = tile.view %o[%c0] sizes(%n) strides(%c64) : !tile.ptr<f32> -> !tile.tensor<?x64xf32>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %r = arith.muli %i, %c64 : index
+    tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.store %z, %ov[%r, %c0] : f32, !tile.tensor<?x64xf32>
+  } {cooperative}
+  tile.return
+}
