@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <functional>
+#include <vector>
 
 using namespace minitile;
 using namespace dsltest;
@@ -191,17 +192,33 @@ TEST(DslMisuse, PersistentWithOneItemBuffer) {
   });
 }
 
+/// An empty pipelined() loop of `options` in a kernel of its groups'
+/// threads; `line` gets the call's line.
+static void emptyLoop(Kernel &k, PipelinedOptions options, unsigned &line) {
+  Value n = k.size("n");
+  k.threads(128 * options.groups);
+  k.grid(1);
+  line = __LINE__ + 1;
+  k.pipelined(0, n, [&](Value) {}, options);
+}
+
 TEST(DslMisuse, ContinuousLoopNotInsideAPipelinedLoop) {
   unsigned line = 0;
   expectDslError(line, "pipelined(): continuous is for a loop directly inside a prefetching "
                        "persistent() loop or a pipelined() loop of one group",
                  [&](Kernel &k) {
-                   Value n = k.size("n");
-                   k.threads(256);
-                   k.grid(1);
-                   line = __LINE__ + 1;
-                   k.pipelined(0, n, [&](Value) {}, {.stages = 4, .groups = 2, .overlap = true,
-                                                     .continuous = true});
+                   emptyLoop(k, {.stages = 4, .groups = 2, .overlap = true, .continuous = true},
+                             line);
+                 });
+}
+
+TEST(DslMisuse, CooperativeAndContinuous) {
+  unsigned line = 0;
+  expectDslError(line, "pipelined(): cooperative and continuous do not go together",
+                 [&](Kernel &k) {
+                   emptyLoop(k, {.stages = 4, .groups = 2, .overlap = true, .continuous = true,
+                                 .cooperative = true},
+                             line);
                  });
 }
 
@@ -656,24 +673,35 @@ TEST(DslTiles, BuildsAPipelinedGemm) {
   EXPECT_NE(ir.find("tile.store_tile"), std::string::npos) << ir;
 }
 
+/// A pipelined loop over a's 64-row tiles of `parts` gemms, one against
+/// each 64-row block of a (read before the loop), each stored: the
+/// cooperative loops' tests. `line` gets the line of the pipelined() call.
+static void gemmParts(Kernel &k, int parts, PipelinedOptions options, unsigned &line) {
+  Value n = k.size("n");
+  Tensor a = k.tensor("a", DType::bf16, {n, 64});
+  Tensor out = k.tensor("out", DType::f32, {n, 64 * parts});
+  k.threads(128 * options.groups);
+  k.grid(1);
+  std::vector<Shared> bs;
+  for (int p = 0; p < parts; ++p) {
+    bs.push_back(k.shared(DType::bf16, {64, 64}));
+    copy(a, {64 * p, 0}, bs.back());
+  }
+  line = __LINE__ + 1;
+  k.pipelined(0, n, [&](Value i) {
+    Shared t = k.shared(DType::bf16, {64, 64});
+    copy(a, {i * 64, 0}, t);
+    for (int p = 0; p < parts; ++p)
+      storeTile(out, {i * 64, 64 * p}, gemm(t, bs[p], /*transposeB=*/true));
+  }, options);
+}
+
 TEST(DslTiles, BuildsACooperativePipelinedLoop) {
   // Two groups, a gemm each (the halves of N): every group runs every
   // iteration, so three stages are fine for two groups.
-  std::string ir = build([](Kernel &k) {
-    Value n = k.size("n");
-    Tensor a = k.tensor("a", DType::bf16, {n, 64});
-    Tensor out = k.tensor("out", DType::f32, {n, 128});
-    k.threads(256);
-    k.grid(1);
-    Shared b0 = k.shared(DType::bf16, {64, 64}), b1 = k.shared(DType::bf16, {64, 64});
-    copy(a, {0, 0}, b0);
-    copy(a, {64, 0}, b1);
-    k.pipelined(0, n, [&](Value i) {
-      Shared t = k.shared(DType::bf16, {64, 64});
-      copy(a, {i * 64, 0}, t);
-      storeTile(out, {i * 64, 0}, gemm(t, b0, /*transposeB=*/true));
-      storeTile(out, {i * 64, 64}, gemm(t, b1, /*transposeB=*/true));
-    }, {.stages = 3, .groups = 2, .cooperative = true});
+  unsigned line = 0;
+  std::string ir = build([&](Kernel &k) {
+    gemmParts(k, 2, {.stages = 3, .groups = 2, .cooperative = true}, line);
   });
   EXPECT_NE(ir.find("stages 3 groups 2 {"), std::string::npos) << ir;
   EXPECT_NE(ir.find("} {cooperative}"), std::string::npos) << ir;
@@ -685,34 +713,10 @@ TEST(DslMisuse, CooperativeLoopWithOneGemmForTwoGroups) {
   expectDslError(line, "pipelined(): a cooperative loop deals its gemms out to its 2 groups, so "
                        "their number is a nonzero multiple of the groups, not 1",
                  [&](Kernel &k) {
-                   Value n = k.size("n");
-                   Tensor a = k.tensor("a", DType::bf16, {n, 64});
-                   Tensor out = k.tensor("out", DType::f32, {n, 64});
-                   k.threads(256);
-                   k.grid(1);
-                   Shared b = k.shared(DType::bf16, {64, 64});
-                   copy(a, {0, 0}, b);
-                   line = __LINE__ + 1;
-                   k.pipelined(0, n, [&](Value i) {
-                     Shared t = k.shared(DType::bf16, {64, 64});
-                     copy(a, {i * 64, 0}, t);
-                     storeTile(out, {i * 64, 0}, gemm(t, b, /*transposeB=*/true));
-                   }, {.stages = 2, .groups = 2, .cooperative = true});
+                   gemmParts(k, 1, {.stages = 2, .groups = 2, .cooperative = true}, line);
                  });
 }
 
-TEST(DslMisuse, CooperativeAndContinuous) {
-  unsigned line = 0;
-  expectDslError(line, "pipelined(): cooperative and continuous do not go together",
-                 [&](Kernel &k) {
-                   Value n = k.size("n");
-                   k.threads(256);
-                   k.grid(1);
-                   line = __LINE__ + 1;
-                   k.pipelined(0, n, [&](Value) {}, {.stages = 4, .groups = 2, .overlap = true,
-                                                     .continuous = true, .cooperative = true});
-                 });
-}
 
 TEST(DslTiles, ScalarsMeetingFragmentsAreRepeated) {
   std::string ir = build([](Kernel &k) {
