@@ -818,6 +818,18 @@ void PipelinedOp::build(OpBuilder &b, OperationState &state, Value lb, Value ub,
   addLoopBody(b, state, initArgs);
 }
 
+int64_t PipelinedOp::getTopLevelGemms() {
+  int64_t gemms = 0;
+  bool nested = false;
+  getBody().walk([&](GemmOp gemm) {
+    if (gemm->getParentOp() == getOperation())
+      ++gemms;
+    else
+      nested = true;
+  });
+  return nested ? -1 : gemms;
+}
+
 LogicalResult PipelinedOp::verify() {
   if (failed(verifyCarried(*this, getBody().front(), getInitArgs(), getRegionIterArgs(),
                            getResultTypes())))
@@ -843,15 +855,8 @@ LogicalResult PipelinedOp::verify() {
                          "its iterations between the groups, so choose one");
     // The gemms the groups share out: at the body's top level, a multiple
     // of the groups.
-    int64_t gemms = 0;
-    bool nested = false;
-    getBody().walk([&](GemmOp gemm) {
-      if (gemm->getParentOp() == getOperation())
-        ++gemms;
-      else
-        nested = true;
-    });
-    if (nested)
+    int64_t gemms = getTopLevelGemms();
+    if (gemms < 0)
       return emitOpError("is cooperative, so its gemms are at the top level of its body (each "
                          "group takes whole gemms); one is nested in a region");
     if (groups > 1 && (gemms == 0 || gemms % groups))

@@ -1229,6 +1229,9 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [RecursiveMemoryEffects, Tile_InKern
     ::mlir::Block::BlockArgListType getRegionIterArgs() {
       return getBody().getArguments().drop_front();
     }
+    /// The gemms at the top level of the body (what a cooperative loop deals
+    /// out to its groups), or -1 where a gemm is nested in a region.
+    int64_t getTopLevelGemms();
   }];
 }
 

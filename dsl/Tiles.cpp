@@ -207,15 +207,8 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
                                           "pipelined()", single);
   if (loop.getCooperative()) {
     // The groups share out the body's gemms: whole ones, at its top level.
-    int64_t gemms = 0;
-    bool nested = false;
-    loop.getBody().walk([&](tile::GemmOp gemm) {
-      if (gemm->getParentOp() == loop.getOperation())
-        ++gemms;
-      else
-        nested = true;
-    });
-    if (nested)
+    int64_t gemms = loop.getTopLevelGemms();
+    if (gemms < 0)
       throw Error(lo.loc(), "pipelined(): a cooperative loop deals its gemms out to the "
                             "groups whole, so they are at the top level of its body, not "
                             "inside an if_() or a loop");

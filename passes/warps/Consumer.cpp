@@ -585,14 +585,15 @@ FailureOr<llvm::DenseMap<Operation *, int64_t>> shareOut(PipelinedOp loop, const
       }
     });
     if (clash)
-      return op.emitOpError("in a cooperative pipelined loop reads the results of gemms that "
-                          "different groups compute (each group runs the code reading its "
-                          "own gemms); combine them after the loop, or give the loop one "
-                          "group");
+      return op.emitOpError("in a cooperative pipelined loop reads the results of gemms "
+                            "that different groups compute (each group runs the code "
+                            "reading its own gemms); combine them after the loop, or give "
+                            "the loop one group");
     if (g < 0 && !copies.contains(&op) && mayWrite(&op))
-      return op.emitOpError("in a cooperative pipelined loop writes memory but reads no gemm's "
-                          "result, so no one group's share holds it and every group would "
-                          "run it; make it depend on a gemm, or move it out of the loop");
+      return op.emitOpError("in a cooperative pipelined loop writes memory but reads no "
+                            "gemm's result, so no one group's share holds it and every "
+                            "group would run it; make it depend on a gemm, or move it out of "
+                            "the loop");
     of[&op] = g;
     if (g >= 0)
       for (Value r : op.getResults())
