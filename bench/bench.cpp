@@ -397,6 +397,11 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
     std::printf("%-24s (timed in turn with the variants below) | %8.3f ms | %6.1f TFLOP/s\n",
                 references[r].name, ms, referenceTflops.back());
   }
+  if (!references.empty()) {
+    std::printf("%-24s the %% columns: each variant's rate over", "");
+    for (const Reference &r : references)
+      std::printf(" %s%s", r.name, &r == &references.back() ? "'s\n" : "'s,");
+  }
   for (size_t i = 0; i < chosen.size(); ++i) {
     const IndexerVariant &v = *chosen[i];
     double ms = median(times[i]);
