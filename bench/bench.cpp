@@ -66,6 +66,7 @@
 #include "indexer_fwd_h32_pers_q8.h"
 #include "indexer_fwd_h32_dyn.h"
 #include "indexer_fwd_h32_q8s4_dyn.h"
+#include "indexer_fwd_h32_q8_coop_dyn.h"
 #include "indexer_fwd_h32.h"
 #include "indexer_fwd_h32_pers.h"
 #include "indexer_fwd_d256.h"
@@ -905,7 +906,8 @@ int main(int argc, char **argv) {
                       {"H=32 queries=8", minitile::kernels::indexer_fwd_h32_q8, false},
                       {"persistent H=32 queries=8", minitile::kernels::indexer_fwd_h32_pers_q8, false},
                       {"pers H=32 dynamic last", minitile::kernels::indexer_fwd_h32_dyn, false},
-                      {"H=32 q8 split4 dyn", minitile::kernels::indexer_fwd_h32_q8s4_dyn, false}});
+                      {"H=32 q8 split4 dyn", minitile::kernels::indexer_fwd_h32_q8s4_dyn, false},
+                      {"H=32 q8 coop dyn", minitile::kernels::indexer_fwd_h32_q8_coop_dyn, false}});
         benchIndexer(S, S / 4, 4, 64, 256,
                      {{"indexer_fwd D=256", minitile::kernels::indexer_fwd_d256, false},
                       {"persistent D=256", minitile::kernels::indexer_fwd_d256_pers, false}});
