@@ -626,6 +626,8 @@ struct CublasInputs {
     b.upload(hb);
   }
   void run(minitile::bench::CublasGemm &gemm) { gemm.run(n, n, n, a.get(), b.get(), c.get()); }
+  /// The FLOPs of one product.
+  double flop() const { return 2.0 * n * n * n; }
   /// Correct first: one product from a C of NaNs, 64 of its entries against
   /// fp64 on the host; throws if one differs by 1 % of its magnitudes' sum.
   void check(minitile::bench::CublasGemm &gemm) {
@@ -657,7 +659,7 @@ struct CublasInputs {
 double cublasTflops(minitile::bench::CublasGemm &gemm, CublasInputs &in) {
   in.check(gemm);
   double ms = medianMs([&] { in.run(gemm); }, 5, 20);
-  return 2.0 * in.n * in.n * in.n / ms / 1e9;
+  return in.flop() / ms / 1e9;
 }
 
 /// `fn` launched back to back for about `seconds` after a second of the
@@ -716,7 +718,7 @@ void benchEnergy(const std::vector<int64_t> &lengths) {
       in.check(gemm);
       auto [ms, r] = sustained(power, [&] { in.run(gemm); });
       printSustained(normal ? "cuBLAS bf16 normal" : "cuBLAS bf16 uniform", "8192^3",
-                     2.0 * 8192 * 8192 * 8192, ms, r);
+                     in.flop(), ms, r);
     }
   } else {
     std::printf("energy: no cuBLAS (%s)\n", gemm.why().c_str());
@@ -886,9 +888,9 @@ int main(int argc, char **argv) {
         const char *turns = std::getenv("MINITILE_BENCH_CUBLAS_TURNS");
         if (!turns || std::strcmp(turns, "0") != 0) {
           refs.push_back({"cuBLAS 8192^3 normal", [&] { normalIn->run(gemm); },
-                          2.0 * 8192 * 8192 * 8192});
+                          normalIn->flop()});
           refs.push_back({"cuBLAS 8192^3 uniform", [&] { uniformIn->run(gemm); },
-                          2.0 * 8192 * 8192 * 8192});
+                          uniformIn->flop()});
         }
       } else {
         std::printf("cuBLAS not available here (%s)\n", gemm.why().c_str());

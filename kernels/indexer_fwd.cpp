@@ -139,6 +139,9 @@ template <bool Batched> struct IndexerFwd : Generator {
                   "split_queries=" + std::to_string(int(splitQueries)) + " does not divide the " +
                       std::to_string(BQ) + " queries of a block (queries=" +
                       std::to_string(BQ) + ")");
+    // The queries in P parts of QP (split: split_queries a part, else one
+    // part), each its own shared tile of QP * H rows and its own gemm.
+    const int P = split ? BQ / int(splitQueries) : 1, QP = BQ / P, NP = QP * H;
     if (bool(cooperative) && !bool(split))
       throw Error(SourceLoc::current(),
                   "cooperative=true deals a split tile's parts out to the warpgroups: give "
@@ -173,9 +176,9 @@ template <bool Batched> struct IndexerFwd : Generator {
     int st = (int(stages) + unit - 1) / unit * unit;
     while (st > unit && !fits(st))
       st -= unit;
-    if (bool(cooperative) && (BQ / int(splitQueries)) % G)
+    if (bool(cooperative) && P % G)
       throw Error(SourceLoc::current(),
-                  "cooperative=true deals the " + std::to_string(BQ / int(splitQueries)) +
+                  "cooperative=true deals the " + std::to_string(P) +
                       " parts of a split tile out to " + std::to_string(G) +
                       " warpgroups: make the parts (queries / split_queries) a multiple of "
                       "the warpgroups");
@@ -207,9 +210,6 @@ template <bool Batched> struct IndexerFwd : Generator {
       // and starts on a 16-byte boundary of the tensor (TMA), so it takes
       // the NB-aligned box holding the block's queries; queries past S read
       // as empty windows, [0, 0).
-      // The queries in P parts of QP (split: split_queries a part, else one part),
-      // each its own shared tile of QP * H rows and its own gemm.
-      const int P = split ? BQ / int(splitQueries) : 1, QP = BQ / P, NP = QP * H;
       // Part p's first query (as q0 or `at` plus p * QP).
       auto partAt = [&](Value first, int p) { return p ? first + p * QP : first; };
       std::vector<Shared> qs;

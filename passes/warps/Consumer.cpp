@@ -569,9 +569,8 @@ FailureOr<llvm::DenseMap<Operation *, int64_t>> shareOut(PipelinedOp loop, const
   llvm::DenseMap<Value, int64_t> owner;
   llvm::DenseMap<Operation *, int64_t> of;
   for (Operation &op : block.without_terminator()) {
-    int64_t g = gemmGroup.lookup(&op);
-    if (!gemmGroup.contains(&op))
-      g = -1;
+    auto dealt = gemmGroup.find(&op);
+    int64_t g = dealt == gemmGroup.end() ? -1 : dealt->second;
     Operation *clash = nullptr;
     op.walk([&](Operation *inner) {
       for (Value v : inner->getOperands()) {
