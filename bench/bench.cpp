@@ -60,6 +60,7 @@
 #include "indexer_fwd_pers_q4_dyn.h"
 #include "indexer_fwd_pers_q4s2_dyn.h"
 #include "indexer_fwd_pers_q4s2_ov_dyn.h"
+#include "indexer_fwd_pers_q4s2_rw_dyn.h"
 #include "indexer_fwd_pers_q4_coop_dyn.h"
 #include "indexer_fwd_pers_q4_coop_ov_dyn.h"
 #include "indexer_fwd_h32_q8.h"
@@ -280,6 +281,7 @@ std::vector<IndexerVariant> h64d128Variants() {
           // Four queries a block as two gemms of two queries' width: half
           // the items (their starts and ends) for the same tiles.
           {"pers q4 split2 dyn", minitile::kernels::indexer_fwd_pers_q4s2_dyn, false},
+          {"pers q4 split2 rw dyn", minitile::kernels::indexer_fwd_pers_q4s2_rw_dyn, false},
           {"pers q4 split2 ov dyn", minitile::kernels::indexer_fwd_pers_q4s2_ov_dyn, false},
           // ... both groups on every KV tile, a part each.
           {"pers q4 coop dyn", minitile::kernels::indexer_fwd_pers_q4_coop_dyn, false},

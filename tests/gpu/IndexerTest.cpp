@@ -322,6 +322,17 @@ TEST(IndexerFwd, DynamicShapesAndWindows) {
                    &minitile::kernels::indexer_fwd_dynamic_q4_split_ov_h64_d128});
 }
 
+TEST(IndexerFwd, FourQueryItemsShapesAndWindows) {
+  // Four queries an item as two gemms of two queries' width
+  // (split_queries=2), dynamic, longest first: two groups taking whole
+  // tiles, the weights in registers and read from shared memory at each
+  // tile; and cooperative, both groups on every tile, a part each,
+  // overlapped. The tune table's picks at S = 4096 and 16384, and 65536.
+  checkPersistent({&minitile::kernels::indexer_fwd_q4_split2_h64_d128,
+                   &minitile::kernels::indexer_fwd_q4_split2_rw_h64_d128,
+                   &minitile::kernels::indexer_fwd_q4_coop_ov_h64_d128});
+}
+
 TEST(IndexerFwd, TunedByShape) {
   // A launcher built from a table with lines for two shapes
   // (tests/gpu/indexer_fwd.dispatch.txt): short sequences run the
