@@ -61,6 +61,7 @@
 #include "indexer_fwd_pers_q4s2_dyn.h"
 #include "indexer_fwd_pers_q4s2_ov_dyn.h"
 #include "indexer_fwd_pers_q4s2_rw_dyn.h"
+#include "indexer_fwd_pers_q4s2_p24_dyn.h"
 #include "indexer_fwd_pers_q4_coop_dyn.h"
 #include "indexer_fwd_pers_q4_coop_ov_dyn.h"
 #include "indexer_fwd_h32_q8.h"
@@ -282,6 +283,7 @@ std::vector<IndexerVariant> h64d128Variants() {
           // the items (their starts and ends) for the same tiles.
           {"pers q4 split2 dyn", minitile::kernels::indexer_fwd_pers_q4s2_dyn, false},
           {"pers q4 split2 rw dyn", minitile::kernels::indexer_fwd_pers_q4s2_rw_dyn, false},
+          {"pers q4 split2 p24 dyn", minitile::kernels::indexer_fwd_pers_q4s2_p24_dyn, false},
           {"pers q4 split2 ov dyn", minitile::kernels::indexer_fwd_pers_q4s2_ov_dyn, false},
           // ... both groups on every KV tile, a part each.
           {"pers q4 coop dyn", minitile::kernels::indexer_fwd_pers_q4_coop_dyn, false},

@@ -76,6 +76,10 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
     feed shared memory; the rest, the compute threads, run the program.
     With `min_blocks_per_sm`, the registers of a thread are capped so that
     that many blocks fit on a multiprocessor at once (ptxas spills past it).
+    With `producer_registers` (24 to 64, a multiple of 8), a warp-specialised
+    kernel's producer warps keep that many registers each (40 by default)
+    and the compute threads get what that leaves of the block's (setmaxnreg):
+    for a producer whose code needs fewer, the compute threads get more.
 
     ```mlir
     tile.kernel @scale_kernel(%x: !tile.ptr<f32> {tile.name = "x"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
@@ -102,7 +106,8 @@ def Tile_KernelOp : Tile_FunctionOp<"kernel"> {
                        DenseI32ArrayAttr:$block,
                        DefaultValuedAttr<I64Attr, "0">:$smem_bytes,
                        DefaultValuedAttr<I64Attr, "0">:$producer_threads,
-                       OptionalAttr<I32Attr>:$min_blocks_per_sm);
+                       OptionalAttr<I32Attr>:$min_blocks_per_sm,
+                       OptionalAttr<I32Attr>:$producer_registers);
   let extraClassDeclaration = !strconcat(Tile_FunctionExtraDecls, [{
     /// Threads per block (product of `block`).
     int64_t getNumThreads();

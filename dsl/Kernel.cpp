@@ -55,7 +55,8 @@ KernelState::KernelState(mlir::MLIRContext &context, const std::string &name,
   kernel = tile::KernelOp::create(b, unknown, name + "_kernel", noArgs,
                                   mlir::ArrayAttr(), mlir::ArrayAttr(),
                                   llvm::ArrayRef<int32_t>{1, 1, 1}, /*smem_bytes=*/0,
-                                  /*producer_threads=*/0, /*min_blocks_per_sm=*/nullptr);
+                                  /*producer_threads=*/0, /*min_blocks_per_sm=*/nullptr,
+                                  /*producer_registers=*/nullptr);
   hostB.setInsertionPointToEnd(&host.getBody().emplaceBlock());
   b.setInsertionPointToEnd(&kernel.getBody().emplaceBlock());
 }
@@ -524,6 +525,15 @@ void Kernel::minBlocksPerSM(int blocks, SourceLoc loc) {
                          std::to_string(k.target->registersPerSM) + " on " + k.target->arch +
                          "); at least 16 are needed");
   k.kernel.setMinBlocksPerSm(blocks);
+}
+
+void Kernel::producerRegisters(int registers, SourceLoc loc) {
+  KernelState &k = checked(id_, loc);
+  if (registers < 24 || registers > 64 || registers % 8)
+    throw Error(loc, "producerRegisters(" + std::to_string(registers) +
+                         "): a producer warp keeps 24 to 64 registers, a multiple of 8 "
+                         "(setmaxnreg's steps)");
+  k.kernel.setProducerRegisters(registers);
 }
 
 int Kernel::blockDim(int dim, SourceLoc loc) const {

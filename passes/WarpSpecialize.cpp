@@ -79,9 +79,10 @@ using namespace minitile::tile::warps;
 namespace {
 
 constexpr int64_t kProducerThreads = 128;
-/// The producer's registers: at least kProducerRegisters, and what the
-/// compute threads leave of the block's registers up to kProducerMaxRegisters
-/// (a fill's address arithmetic on the elected thread spills in 40).
+/// The producer's registers: at least kProducerRegisters (or the kernel's
+/// producer_registers), and what the compute threads leave of the block's
+/// registers up to kProducerMaxRegisters (a fill's address arithmetic on
+/// the elected thread spills in fewer than 40 in some kernels).
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kProducerMaxRegisters = 64;
 
@@ -310,9 +311,10 @@ LogicalResult specialise(KernelOp kernel,
   int64_t launchRegisters =
       target.registersAtLaunch(blockThreads, kernel.getMinBlocksPerSm().value_or(1));
   int64_t pool = launchRegisters * blockThreads;
+  int64_t producerLeast = kernel.getProducerRegisters().value_or(kProducerRegisters);
   int64_t computeRegisters =
       std::min<int64_t>(target.maxRegistersPerThread / 8 * 8,
-                        (pool - kProducerThreads * kProducerRegisters) / threads / 8 * 8);
+                        (pool - kProducerThreads * producerLeast) / threads / 8 * 8);
   int64_t producerRegisters = std::min<int64_t>(
       (pool - computeRegisters * threads) / kProducerThreads / 8 * 8, kProducerMaxRegisters);
   // Nothing to move where the block's share is too small for the producer's

@@ -134,9 +134,35 @@ TEST(DslOccupancy, MinBlocksPerSMOnTheKernel) {
   EXPECT_TRUE(has(ir, "min_blocks_per_sm = 6 : i32")) << ir;
 }
 
+TEST(DslOccupancy, ProducerRegistersOnTheKernel) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    k.producerRegisters(24);
+  });
+  EXPECT_TRUE(has(ir, "producer_registers = 24 : i32")) << ir;
+}
+
 //===----------------------------------------------------------------------===//
 // Misuse
 //===----------------------------------------------------------------------===//
+
+TEST(DslPerThreadMisuse, ProducerRegistersOutOfSetmaxnregSteps) {
+  for (int bad : {16, 28, 72}) {
+    unsigned line = 0;
+    expectDslError(line,
+                   "producerRegisters(" + std::to_string(bad) +
+                       "): a producer warp keeps 24 to 64 registers, a multiple of 8",
+                   [&](Kernel &k) {
+                     Value n = k.size("n");
+                     launch(k, n);
+                     k.producerRegisters(64); // the ends are allowed
+                     k.producerRegisters(24);
+                     line = __LINE__ + 1;
+                     k.producerRegisters(bad);
+                   });
+  }
+}
 
 TEST(DslPerThreadMisuse, MoreBlocksPerSMThanRegistersAllow) {
   unsigned line = 0;

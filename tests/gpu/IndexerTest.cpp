@@ -326,10 +326,12 @@ TEST(IndexerFwd, FourQueryItemsShapesAndWindows) {
   // Four queries an item as two gemms of two queries' width
   // (split_queries=2), dynamic, longest first: two groups taking whole
   // tiles, the weights in registers and read from shared memory at each
-  // tile; and cooperative, both groups on every tile, a part each,
+  // tile, and in registers with the producer warps at 24 registers (the
+  // compute threads at 240); and cooperative, both groups on every tile, a part each,
   // overlapped. The tune table's picks at S = 4096 and 16384, and 65536.
   checkPersistent({&minitile::kernels::indexer_fwd_q4_split2_h64_d128,
                    &minitile::kernels::indexer_fwd_q4_split2_rw_h64_d128,
+                   &minitile::kernels::indexer_fwd_q4_split2_p24_h64_d128,
                    &minitile::kernels::indexer_fwd_q4_coop_ov_h64_d128});
 }
 

@@ -463,6 +463,12 @@ public:
   /// and a warp-specialised kernel's warpgroups share their block's part of
   /// the register file. Shared memory is not planned for it. After threads().
   void minBlocksPerSM(int blocks, SourceLoc loc = SourceLoc::current());
+  /// The registers each producer warp keeps once a pipelined loop's loads
+  /// move to a warpgroup of their own (24 to 64, a multiple of 8; 40 if
+  /// not set): the compute threads get what that leaves of the block's.
+  /// Less gives them more, if the producer's code fits (ptxas spills it
+  /// otherwise; -v says).
+  void producerRegisters(int registers, SourceLoc loc = SourceLoc::current());
   /// Blocks in the grid: values computed from size and scalar arguments.
   void grid(Arg x, Arg y = 1, Arg z = 1);
   /// A persistent kernel: min(items, blocksPerSM x the device's

@@ -15,6 +15,13 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 64,
 
 // -----
 
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 256, 1, 1>, producer_registers = 20 : i32} {
+  // expected-error@-1 {{producer_registers is 24 to 64, a multiple of 8 (setmaxnreg's steps), not 20}}
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
   // expected-error@+1 {{views '!tile.ptr<f32>' as '!tile.tensor<?xi32>': the element types differ}}
   %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xi32>
