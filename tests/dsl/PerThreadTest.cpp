@@ -125,21 +125,14 @@ TEST(DslWhile, CompilesToAPTXLoop) {
   EXPECT_TRUE(has(text, "llvm.cond_br")) << text;
 }
 
-TEST(DslOccupancy, MinBlocksPerSMOnTheKernel) {
+TEST(DslOccupancy, MinBlocksPerSMAndProducerRegistersOnTheKernel) {
   std::string ir = build([](Kernel &k) {
     Value n = k.size("n");
     launch(k, n);
     k.minBlocksPerSM(6);
-  });
-  EXPECT_TRUE(has(ir, "min_blocks_per_sm = 6 : i32")) << ir;
-}
-
-TEST(DslOccupancy, ProducerRegistersOnTheKernel) {
-  std::string ir = build([](Kernel &k) {
-    Value n = k.size("n");
-    launch(k, n);
     k.producerRegisters(24);
   });
+  EXPECT_TRUE(has(ir, "min_blocks_per_sm = 6 : i32")) << ir;
   EXPECT_TRUE(has(ir, "producer_registers = 24 : i32")) << ir;
 }
 
