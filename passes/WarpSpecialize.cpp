@@ -33,8 +33,9 @@
 //          compute threads. Where the issuing warp's slice reads a tile its
 //          copies fill, it waits for the copies to land first, as the compute
 //          threads do. The program's block barriers become barriers of the
-//          compute threads. The producer gives registers up, the compute
-//          warpgroups take them (setmaxnreg). A tile.fill_async goes to the
+//          compute threads. The producer gives registers up (to 40, or
+//          the kernel's producer_registers), the compute warpgroups take
+//          them (setmaxnreg). A tile.fill_async goes to the
 //          producer, marked `single`: to the warps issuing the loop it is in
 //          where that loop holds no other (each for its iterations), else to
 //          `aux` (its elected thread in a pipelined loop, its first thread
