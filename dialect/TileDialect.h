@@ -42,6 +42,12 @@ int64_t elementBytes(mlir::Type type);
 
 /// Most stages a pipelined loop (and a staged shared tile) has.
 constexpr int64_t kMaxStages = 16;
+/// Whether a kernel's producer warps may keep `registers` each (its
+/// producer_registers): what setmaxnreg takes (multiples of 8), from the
+/// least it allows up to what a producer ever gets (64).
+constexpr bool isProducerRegisterCount(int64_t registers) {
+  return registers >= 24 && registers <= 64 && registers % 8 == 0;
+}
 /// Bytes of the shared tile of a value tile-lower-fills keeps for the bulk
 /// copies of tile.fill_async (one per kernel and value): the most one copy
 /// moves.

@@ -142,7 +142,7 @@ LogicalResult KernelOp::verify() {
     return failure();
   if (std::optional<int32_t> blocks = getMinBlocksPerSm(); blocks && *blocks < 1)
     return emitOpError("min_blocks_per_sm is positive, not ") << *blocks;
-  if (std::optional<int32_t> r = getProducerRegisters(); r && (*r < 24 || *r > 64 || *r % 8))
+  if (std::optional<int32_t> r = getProducerRegisters(); r && !isProducerRegisterCount(*r))
     return emitOpError("producer_registers is 24 to 64, a multiple of 8 (setmaxnreg's steps), "
                        "not ")
            << *r;

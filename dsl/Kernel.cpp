@@ -529,7 +529,7 @@ void Kernel::minBlocksPerSM(int blocks, SourceLoc loc) {
 
 void Kernel::producerRegisters(int registers, SourceLoc loc) {
   KernelState &k = checked(id_, loc);
-  if (registers < 24 || registers > 64 || registers % 8)
+  if (!tile::isProducerRegisterCount(registers))
     throw Error(loc, "producerRegisters(" + std::to_string(registers) +
                          "): a producer warp keeps 24 to 64 registers, a multiple of 8 "
                          "(setmaxnreg's steps)");

@@ -86,6 +86,8 @@ constexpr int64_t kProducerThreads = 128;
 /// the elected thread spills in fewer than 40 in some kernels).
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kProducerMaxRegisters = 64;
+static_assert(isProducerRegisterCount(kProducerRegisters) &&
+              isProducerRegisterCount(kProducerMaxRegisters));
 
 /// Whether `v` depends, within `loop`, on a value the loop carries.
 bool dependsOnCarried(Value v, PipelinedOp loop) {
