@@ -110,11 +110,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                             "across the item (16 a thread a query: what lets queries=4 with "
                             "split and overlap fit two groups' registers; more instructions)"};
 
-  Param<int> producerRegisters{"producer_registers", 40, {24, 32, 40, 48, 56, 64},
-                               "registers each producer warp keeps (setmaxnreg); the compute "
-                               "warpgroups get what that leaves: 24 gives two groups 240 "
-                               "instead of 232 (queries=4 split_queries=2 then holds both "
-                               "parts' weights without spilling)"};
+  Param<int> producerRegisters{"producer_registers", 0, {0, 24, 32, 40, 48, 56, 64},
+                               "registers each producer warp keeps (setmaxnreg; 0: the "
+                               "compiler's, 40); the compute warpgroups get what that leaves: "
+                               "24 gives two groups 240 instead of 232 (queries=4 "
+                               "split_queries=2 then holds both parts' weights without "
+                               "spilling)"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
@@ -201,7 +202,7 @@ template <bool Batched> struct IndexerFwd : Generator {
     Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
                             : k.tensor("logits", DType::f32, {S, T});
     k.threads(128 * G);
-    if (producerRegisters != 40)
+    if (int(producerRegisters))
       k.producerRegisters(producerRegisters);
     if (nBlocks > 1)
       k.minBlocksPerSM(nBlocks);
