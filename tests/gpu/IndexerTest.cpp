@@ -327,8 +327,8 @@ TEST(IndexerFwd, FourQueryItemsShapesAndWindows) {
   // (split_queries=2), dynamic, longest first: two groups taking whole
   // tiles, the weights in registers and read from shared memory at each
   // tile, and in registers with the producer warps at 24 registers (the
-  // compute threads at 240); and cooperative, both groups on every tile, a part each,
-  // overlapped. The tune table's picks at S = 4096 and 16384, and 65536.
+  // compute threads at 240: the tune table's pick at every shape); and
+  // cooperative, both groups on every tile, a part each, overlapped.
   checkPersistent({&minitile::kernels::indexer_fwd_q4_split2_h64_d128,
                    &minitile::kernels::indexer_fwd_q4_split2_rw_h64_d128,
                    &minitile::kernels::indexer_fwd_q4_split2_p24_h64_d128,
