@@ -11,6 +11,13 @@ parameters and block shape (what --ptx requires) and changes one thing.
             the value stays, the store is never taken
   nohint    mbarrier.try_wait without its suspend-time hint: ptxas then
             spins on TRYWAIT instead of NANOSLEEP.SYNCS between tries
+  qfirst    every 3-d tensor copy (the indexer's query tiles, read once)
+            with an L2 evict_first policy: streamed data recycles its own
+            lines instead of the cache's others (the bench's eviction copy
+            leaves the L2 dirty: each line a load takes writes one back)
+  kvlast    every 2-d tensor copy (the indexer's KV tiles, which every
+            multiprocessor reads) with an L2 evict_last policy
+  stfirst   every st.global with an L2 evict_first policy (the logits)
   noprefetch  without the prefetch.tensormap of each tensor map at the
             kernel's start (the lowering adds it since session 14)
 """
@@ -48,7 +55,42 @@ def noprefetch(ptx):
     return out
 
 
-EDITS = {"nostore": nostore, "nohint": nohint, "noprefetch": noprefetch}
+def _hinted_copies(ptx, dims, policy, name):
+    copy = re.compile(r"^(\s*)(cp\.async\.bulk\.tensor\.%sd\.shared::cta\.global\.tile\."
+                      r"mbarrier::complete_tx::bytes)(\s+[^;]+);" % dims, re.M)
+    hinted = (r"\1{ .reg .b64 pol; createpolicy.fractional.L2::%s.b64 pol, 1.0; "
+              r"\2.L2::cache_hint\3, pol; }" % policy)
+    out, n = copy.subn(hinted, ptx)
+    if not n:
+        sys.exit("ptx_edit: %s found no %s-d tensor copy" % (name, dims))
+    return out
+
+
+def qfirst(ptx):
+    return _hinted_copies(ptx, 3, "evict_first", "qfirst")
+
+
+def kvlast(ptx):
+    return _hinted_copies(ptx, 2, "evict_last", "kvlast")
+
+
+def stfirst(ptx):
+    # One policy register, made at the kernel's entry (before its first
+    # parameter load), so the stores in the loop gain no instruction.
+    first = re.search(r"^\s*ld\.param", ptx, re.M)
+    if not first:
+        sys.exit("ptx_edit: stfirst found no ld.param to put the policy before")
+    ptx = (ptx[:first.start()] + "\n\t.reg .b64 %stpol;\n"
+           "\tcreatepolicy.fractional.L2::evict_first.b64 %stpol, 1.0;" + ptx[first.start():])
+    store = re.compile(r"^(\s*)(@%\w+\s+)?st\.global\.([\w.]+)(\s+\[[^\]]+\],\s*[^;]+);", re.M)
+    out, n = store.subn(r"\1\2st.global.L2::cache_hint.\3\4, %stpol;", ptx)
+    if not n:
+        sys.exit("ptx_edit: stfirst found no st.global")
+    return out
+
+
+EDITS = {"nostore": nostore, "nohint": nohint, "noprefetch": noprefetch, "qfirst": qfirst,
+         "kvlast": kvlast, "stfirst": stfirst}
 
 if __name__ == "__main__":
     if len(sys.argv) != 4:

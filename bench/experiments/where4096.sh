@@ -29,3 +29,19 @@ rm -rf "$build/tune-worder" "$build/tune-wflat"
   --shape S=8192,S_kv=512 --shape S=16384,S_kv=512 --shape S=4096,S_kv=64 \
   --shape S=4096,S_kv=128 --shape S=4096,S_kv=1024 \
   --init 'ke=iota/S+1000000' -o "$build/tune-wflat"
+# L2 policies (ptx_edit.py): the pick as compiled, its query tiles
+# evict_first, its KV tiles evict_last, its logits stores evict_first, all
+# three: whether the dirty L2 the bench's eviction copy leaves costs the
+# loads that replace it (causal windows, three shapes).
+ptx=$(mktemp -d)
+trap 'rm -rf "$ptx"' EXIT
+"$minitile" compile indexer_fwd "${pick[@]:0:22}" -p dynamic=true --emit ptx -o "$ptx/k.ptx"
+hinted=()
+for edit in qfirst kvlast stfirst qfirst+kvlast+stfirst; do
+  python3 bench/experiments/ptx_edit.py "$edit" "$ptx/k.ptx" "$ptx/$edit.ptx"
+  hinted+=(--ptx "dynamic=true@$ptx/$edit.ptx")
+done
+rm -rf "$build/tune-whint"
+"$minitile" tune indexer_fwd "${pick[@]}" --space dynamic=true "${hinted[@]}" \
+  --shape S=4096,S_kv=1024 --shape S=16384,S_kv=4096 --shape S=4096,S_kv=4096 \
+  --init 'ke=iota*S_kv/S+1' -o "$build/tune-whint"
