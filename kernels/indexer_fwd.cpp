@@ -234,11 +234,14 @@ template <bool Batched> struct IndexerFwd : Generator {
         Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
         Shared ws = k.shared(DType::f32, {BQ, H});
         weightTile = ws;
-        for (int p = 0; p < P; ++p)
-          copy(qbat, {partAt(q0, p), 0, 0}, qs[p], {QP, H, D});
+        // The bounds and weights first: they land on a barrier of their own
+        // (tile-warp-specialize), so the KV tiles go out once the bounds
+        // are in, while the query tile still comes.
         copy(ks, {b0}, kss);
         copy(ke, {b0}, kes);
         copy(wb, {q0, 0}, ws);
+        for (int p = 0; p < P; ++p)
+          copy(qbat, {partAt(q0, p), 0, 0}, qs[p], {QP, H, D});
         first = [=](int r) { return Value(kss(at + r)); };
         last = [=](int r) { return Value(kes(at + r)); };
         for (int p = 0; p < P; ++p) {

@@ -146,6 +146,19 @@ FailureOr<Body> analyse(PipelinedOp loop) {
   });
   if (r.wasInterrupted())
     return failure();
+  // A loop holding pipelined loops of its own: the copies into tiles its
+  // body reads other than as a gemm's operand (a nested loop's bounds, a
+  // persistent item's weights) land on a barrier of their own where the
+  // others do not, so the nested loops' copies start when those land.
+  if (body.nests) {
+    for (CopyOp copy : body.copies)
+      body.early.push_back(llvm::any_of(copy.getDest().getUses(), [](OpOperand &use) {
+        return !llvm::isa<CopyOp, GemmOp>(use.getOwner());
+      }));
+    if (llvm::all_of(body.early, [](bool e) { return e; }) ||
+        llvm::none_of(body.early, [](bool e) { return e; }))
+      body.early.clear();
+  }
   return body;
 }
 
@@ -383,10 +396,12 @@ LogicalResult specialise(KernelOp kernel,
     // A loop whose stages are released one iteration late has a spare
     // empty barrier (see buildConsumer).
     int64_t spare = body.accumulating.empty() ? 0 : 1;
-    Ring ring{int64_t(loop.getStages()), allocateBarriers(kernel, loop.getStages(), 1, loc),
+    // (A ring with early barriers keeps them after its full ones: see Ring.)
+    Ring ring{int64_t(loop.getStages()),
+              allocateBarriers(kernel, loop.getStages() * (body.early.empty() ? 1 : 2), 1, loc),
               allocateBarriers(kernel, loop.getStages() + spare,
                                perIteration + participants(loop), loc),
-              Value()};
+              /*early=*/!body.early.empty(), Value()};
     for (Operation *p = loop->getParentOp(); !llvm::isa<KernelOp>(p); p = p->getParentOp())
       ring.runsVary |= llvm::isa<ForOp, PipelinedOp, WhileOp>(p);
     if (loop.getQueue())
@@ -402,6 +417,7 @@ LogicalResult specialise(KernelOp kernel,
       for (CopyOp copy : body.copies)
         twinBody.copies.push_back(llvm::cast<CopyOp>(maps[w].lookup(copy.getOperation())));
       twinBody.nests = body.nests;
+      twinBody.early = body.early;
       Share share;
       if (body.nests) {
         share.issues = w == aux;

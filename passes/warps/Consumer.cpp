@@ -269,8 +269,7 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
     // Wait for the stage, then the body on its tiles.
     Value parity = arith::IndexCastUIOp::create(into, loc, into.getIndexType(),
                                                 serial.getRegionIterArgs()[c]);
-    Value full = ring.barrier(into, loc, ring.full, stages[c]);
-    MBarrierWaitOp::create(into, loc, full, parity);
+    ring.waitLanded(into, loc, stages[c], parity);
     IRMapping map;
     map.map(loop.getInductionVar(), iv);
     SmallVector<Value> tiles;
@@ -498,7 +497,7 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   Value s32 = serial.getRegionIterArgs()[carried], p32 = serial.getRegionIterArgs()[carried + 1];
   Value s = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), s32);
   Value parity = arith::IndexCastUIOp::create(head, loc, head.getIndexType(), p32);
-  MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, s), parity);
+  ring.waitLanded(head, loc, s, parity);
   SmallVector<Value> tiles;
   for (AllocSharedOp alloc : body.allocs) {
     Value stage = StageOp::create(head, loc, alloc.getType(), alloc, s);

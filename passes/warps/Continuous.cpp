@@ -218,7 +218,7 @@ struct Builder {
       // Enter item next: wait for its tiles, count its iterations.
       OpBuilder e = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
       auto [s, parity] = itemCursor(e, next);
-      MBarrierWaitOp::create(e, loc, outerRing.barrier(e, loc, outerRing.full, s), parity);
+      outerRing.waitLanded(e, loc, s, parity);
       IRMapping map = itemMap(e, next);
       clonePrologue(e, map);
       Value trips32 = tripCount32(e, loc, inner.getLowerBound(),
@@ -398,7 +398,7 @@ struct Builder {
     Value last = load(e, vItemL);
     Value v = arith::MaxSIOp::create(e, loc, last, c32(e, 0));
     auto [vs, vparity] = itemCursor(e, v);
-    MBarrierWaitOp::create(e, loc, outerRing.barrier(e, loc, outerRing.full, vs), vparity);
+    outerRing.waitLanded(e, loc, vs, vparity);
     IRMapping first = itemMap(e, v);
     clonePrologue(e, first);
     SmallVector<Value> inits;

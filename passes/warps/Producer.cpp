@@ -51,21 +51,35 @@ int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
   return ring.stages - 2;
 }
 
+Armed armStage(OpBuilder &b, Location loc, const Body &body, const Ring &ring, Value s) {
+  int64_t bytes = 0, earlyBytes = 0;
+  for (auto [i, copy] : llvm::enumerate(body.copies))
+    (body.isEarly(i) ? earlyBytes : bytes) += CopyOp(copy).getDest().getType().getBytes();
+  Armed armed;
+  if (ring.early) {
+    armed.early = ring.earlyBarrier(b, loc, s);
+    MBarrierExpectTxOp::create(b, loc, armed.early, earlyBytes);
+  }
+  armed.full = ring.barrier(b, loc, ring.full, s);
+  MBarrierExpectTxOp::create(b, loc, armed.full, bytes);
+  return armed;
+}
+
 void issueCopiesFor(OpBuilder &b, Location loc, const Body &body, ArrayRef<TmaCopy> plans,
                     Block &block, const llvm::SetVector<Operation *> &slice, Value index,
-                    Value at, Value s, Value full) {
+                    Value at, Value s, const Armed &armed) {
   IRMapping map;
   map.map(index, at);
   for (Operation &op : block)
     if (slice.contains(&op))
       b.clone(op, map);
-  for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+  for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
     CopyOp copy = original;
     TmaCopy moved = plan;
     for (Value &c : moved.coords)
       c = map.lookupOrDefault(c);
     Value stage = StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), s);
-    emitTmaLoads(b, loc, moved, stage, full);
+    emitTmaLoads(b, loc, moved, stage, armed.of(body, i));
   }
 }
 
@@ -136,9 +150,6 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   Block &from = loop.getBody().front();
   from.getTerminator()->erase();
   to.getOperations().splice(to.end(), from.getOperations());
-  int64_t bytes = 0;
-  for (CopyOp copy : body.copies)
-    bytes += copy.getDest().getType().getBytes();
   // The copies are tmaEligible: runOnOperation checked the originals, and
   // their twins read the same kernel arguments through clones of the same
   // arithmetic. Each is planned where it stands (its coordinates computed
@@ -161,15 +172,13 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   Operation *wait = nullptr;
   auto [j, s, parity] = ring.position(head, loc, iv, loop);
   (void)j;
-  Value full;
-  // Waits for stage `st` (of phase `ph`) to be empty and arms its full
-  // barrier with the copies' bytes; returns that barrier.
+  Value full; // what the body's reads of its tiles wait for
+  // Waits for stage `st` (of phase `ph`) to be empty and arms its barriers
+  // with the copies' bytes.
   auto arm = [&](OpBuilder &b, Value st, Value ph) {
     Value flipped = arith::XOrIOp::create(b, loc, ph, constant(b, loc, 1));
     MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.empty, st), flipped);
-    Value barrier = ring.barrier(b, loc, ring.full, st);
-    MBarrierExpectTxOp::create(b, loc, barrier, bytes);
-    return barrier;
+    return armStage(b, loc, body, ring, st);
   };
   // Iteration `at`'s copies, issued at `b`: its stage armed, the boxes
   // started (coordinates cloned from this iteration's with `at` for the
@@ -177,26 +186,29 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   auto issue = [&](OpBuilder &b, Value at) {
     auto [jAt, sAt, parityAt] = ring.position(b, loc, at, loop);
     (void)jAt;
-    Value fullAt = arm(b, sAt, parityAt);
-    issueCopiesFor(b, loc, body, plans, to, slice, iv, at, sAt, fullAt);
+    Armed armedAt = arm(b, sAt, parityAt);
+    issueCopiesFor(b, loc, body, plans, to, slice, iv, at, sAt, armedAt);
   };
   Operation *lastCopy = nullptr;
   if (!share.issues) {
     // Another warp issues the copies: this one waits for each iteration's
     // to land before anything else (always: its release below must not
-    // run a phase ahead) and releases the stage at the end.
-    full = ring.barrier(head, loc, ring.full, s);
+    // run a phase ahead) and releases the stage at the end. (What it reads
+    // is early where the ring splits: the compute threads, who wait for
+    // the rest, hold the stage until it has landed too.)
+    full = ring.readable(head, loc, s);
     wait = MBarrierWaitOp::create(head, loc, full, parity);
     OpBuilder end = OpBuilder::atBlockEnd(&to);
     MBarrierArriveOp::create(end, loc, ring.barrier(end, loc, ring.empty, s));
   } else if (lookahead == 0) {
     // This iteration's copies where they stand.
-    full = arm(head, s, parity);
-    for (auto [original, plan] : llvm::zip(body.copies, plans)) {
+    Armed armed = arm(head, s, parity);
+    full = armed.early ? armed.early : armed.full;
+    for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
       CopyOp copy = original;
       OpBuilder at(copy);
       Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
-      emitTmaLoads(at, loc, plan, stage, full);
+      emitTmaLoads(at, loc, plan, stage, armed.of(body, i));
     }
     lastCopy = body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
   } else {
@@ -221,10 +233,10 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
         head, loc, iv,
         arith::MulIOp::create(head, loc, loop.getStep(), constant(head, loc, lookahead)));
     ifInRange(head, ahead);
-    full = ring.barrier(head, loc, ring.full, s);
+    full = ring.readable(head, loc, s);
     // What the body reads of its tiles is there once this iteration's full
-    // barrier completes: wait for it right away (its copies went out an
-    // iteration or more ago).
+    // (or early) barrier completes: wait for it right away (its copies went
+    // out an iteration or more ago).
     wait = MBarrierWaitOp::create(head, loc, full, parity);
   }
   // The body's other uses of its tiles read this iteration's stage, after

@@ -144,11 +144,15 @@ Value readSlot(OpBuilder &b, Location loc, Value slots, Value s) {
   return toIndex(b, loc, v);
 }
 
-/// Waits for stage s to be full and reads its index (the compute threads,
-/// and producer warps that follow the loop without issuing it).
-Value awaitItem(OpBuilder &b, Location loc, const Ring &ring, Value s, Value parity,
+/// Waits for stage s's copies and reads its index: every copy (`all`: the
+/// compute threads), else those the producer reads (the early ones where
+/// the ring has them: producer warps that follow the loop without issuing
+/// it, the issuing thread before it reads its tiles). Both barriers are
+/// armed after the slot's store.
+Value awaitItem(OpBuilder &b, Location loc, const Ring &ring, Value s, Value parity, bool all,
                 Operation **wait = nullptr) {
-  auto w = MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.full, s), parity);
+  Operation *w = all ? ring.waitLanded(b, loc, s, parity)
+                     : MBarrierWaitOp::create(b, loc, ring.readable(b, loc, s), parity);
   if (wait)
     *wait = w;
   return readSlot(b, loc, ring.slots, s);
@@ -176,13 +180,13 @@ SmallVector<Value> useStages(const Body &body, OpBuilder &b, Location loc, Value
 /// (`tiles`), then release the stage (the arrive returned, the body's last
 /// op before the count's increment). `loop` is left empty.
 MBarrierArriveOp follow(OpBuilder &b, PipelinedOp loop, const Body &body, const Ring &ring,
-                        SmallVector<Value> &tiles) {
+                        bool compute, SmallVector<Value> &tiles) {
   Location loc = loop.getLoc();
   for (CopyOp copy : body.copies)
     copy.erase();
   Skeleton sk = skeleton(b, loc, loop, ring,
                          [&](OpBuilder &w, Value, Value s, Value parity) {
-                           return awaitItem(w, loc, ring, s, parity);
+                           return awaitItem(w, loc, ring, s, parity, compute);
                          });
   OpBuilder &at = sk.body;
   Operation *first = &*at.getInsertionPoint();
@@ -198,7 +202,7 @@ void buildQueueConsumer(PipelinedOp loop, const Body &body, const Ring &ring) {
   OpBuilder b(loop);
   SmallVector<Value> tiles;
   // Release the stage after its last read.
-  MBarrierArriveOp arrive = follow(b, loop, body, ring, tiles);
+  MBarrierArriveOp arrive = follow(b, loop, body, ring, /*compute=*/true, tiles);
   SmallVector<Operation *> ops;
   for (Operation &op : *arrive->getBlock())
     if (&op != arrive && &op != arrive->getOperand(0).getDefiningOp() &&
@@ -225,14 +229,11 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   e.setInsertionPoint(elected.getThenRegion().front().getTerminator());
   if (!share.issues) {
     SmallVector<Value> tiles;
-    follow(e, loop, body, ring, tiles);
+    follow(e, loop, body, ring, /*compute=*/false, tiles);
     loop.erase();
     return success();
   }
 
-  int64_t bytes = 0;
-  for (CopyOp copy : body.copies)
-    bytes += copy.getDest().getType().getBytes();
   Value ub = loop.getUpperBound();
   Type i32 = b.getI32Type();
   // Iteration k's index, claimed at `w`: the lower bound for the first,
@@ -261,8 +262,9 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   Value bodyItem;
   Block *bodyBlock = nullptr;
   // Issues iteration k (i32) at `w`: waits for its stage to be empty,
-  // claims its index and writes it to the stage's slot, then arms the full
-  // barrier and starts the copies -- or, past the end, arrives on it bare.
+  // claims its index and writes it to the stage's slot, then arms the
+  // stage's barriers and starts the copies -- or, past the end, arrives on
+  // them bare.
   auto issue = [&](OpBuilder &w, Value k, bool mayBeFirst) -> Value {
     auto [s, parity] = stageOf(w, loc, ring, k);
     Value flipped = arith::XOrIOp::create(w, loc, parity, constant(w, loc, 1));
@@ -270,15 +272,16 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
     Value item = claim(w, k, mayBeFirst);
     keeps.insert(SharedStoreOp::create(w, loc, arith::IndexCastOp::create(w, loc, i32, item),
                                        ring.slots, constant(w, loc, 0), s));
-    Value full = ring.barrier(w, loc, ring.full, s);
     Value valid = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::slt, item, ub);
     auto branch = IfOp::create(w, loc, TypeRange(), valid);
     OpBuilder t = OpBuilder::atBlockEnd(&branch.getThenRegion().emplaceBlock());
-    MBarrierExpectTxOp::create(t, loc, full, bytes);
-    issueCopiesFor(t, loc, body, plans, *bodyBlock, slice, bodyItem, item, s, full);
+    Armed armed = armStage(t, loc, body, ring, s);
+    issueCopiesFor(t, loc, body, plans, *bodyBlock, slice, bodyItem, item, s, armed);
     YieldOp::create(t, loc);
     OpBuilder f = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
-    MBarrierArriveOp::create(f, loc, full);
+    if (ring.early)
+      MBarrierArriveOp::create(f, loc, ring.earlyBarrier(f, loc, s));
+    MBarrierArriveOp::create(f, loc, ring.barrier(f, loc, ring.full, s));
     YieldOp::create(f, loc);
     return item;
   };
@@ -306,7 +309,7 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
                              return issue(w, k, /*mayBeFirst=*/true);
                            // Its copies went out an iteration ago: wait for
                            // them before the body reads its tiles.
-                           return awaitItem(w, loc, ring, s, parity, &wait);
+                           return awaitItem(w, loc, ring, s, parity, /*all=*/false, &wait);
                          });
   if (lookahead) {
     Value next = arith::AddIOp::create(sk.body, loc, sk.k, c32(sk.body, loc, 1));
@@ -328,8 +331,7 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   if (used) {
     OpBuilder head(first->getBlock(), first->getBlock()->begin());
     if (!wait)
-      wait = MBarrierWaitOp::create(head, loc, ring.barrier(head, loc, ring.full, sk.s),
-                                    sk.parity);
+      wait = MBarrierWaitOp::create(head, loc, ring.readable(head, loc, sk.s), sk.parity);
     for (Value stage : useStages(body, head, loc, sk.s, sk.loop))
       reads[stage.getDefiningOp()] = wait;
   }

@@ -99,6 +99,21 @@ Value Ring::barrier(OpBuilder &b, Location loc, Value tile, Value s) const {
   return MBarrierOfOp::create(b, loc, MBarrierType::get(b.getContext()), tile, s);
 }
 
+Value Ring::earlyBarrier(OpBuilder &b, Location loc, Value s) const {
+  assert(early && "the ring has no early barriers");
+  return barrier(b, loc, full, arith::AddIOp::create(b, loc, s, constant(b, loc, stages)));
+}
+
+Value Ring::readable(OpBuilder &b, Location loc, Value s) const {
+  return early ? earlyBarrier(b, loc, s) : barrier(b, loc, full, s);
+}
+
+Operation *Ring::waitLanded(OpBuilder &b, Location loc, Value s, Value parity) const {
+  if (early)
+    MBarrierWaitOp::create(b, loc, earlyBarrier(b, loc, s), parity);
+  return MBarrierWaitOp::create(b, loc, barrier(b, loc, full, s), parity);
+}
+
 Value tripCount32(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   Value span = arith::SubIOp::create(b, loc, ub, lb);
   Value trips = arith::CeilDivSIOp::create(b, loc, span, step);

@@ -56,6 +56,11 @@ struct Body {
   SmallVector<CopyOp> copies;
   SmallVector<GemmOp> accumulating;
   bool nests = false; // holds a pipelined loop of its own
+  /// Per copy (empty: none): whether it lands on the ring's early barrier
+  /// (see Ring::early).
+  SmallVector<bool, 0> early;
+
+  bool isEarly(size_t copy) const { return !early.empty() && early[copy]; }
 };
 
 /// A tile.for over [lb, ub) by `step` carrying what `loop` carries, holding
@@ -72,6 +77,15 @@ ForOp moveIntoFor(PipelinedOp loop, OpBuilder &b, Value lb, Value ub, Value step
 struct Ring {
   int64_t stages;
   Value full, empty; // shared i64 tiles of `stages` mbarriers each
+  /// A loop holding pipelined loops of its own whose body reads some of its
+  /// tiles other than as a gemm's operand (a nested loop's bounds): those
+  /// tiles' copies complete a barrier of their own (`stages` mbarriers; null
+  /// where there is no such split), so whoever reads only them -- the
+  /// producer warps issuing the nested loops' copies -- starts when they
+  /// land, not when the iteration's other tiles (a query tile) have too.
+  /// The compute threads wait for both. The early barriers follow the full
+  /// ones in `full`'s tile (stage s's at s + stages): no tile of its own.
+  bool early = false;
   Value runs;        // tile.local<i32>: iterations of earlier runs, mod 2 * stages
   bool runsVary = false; // the loop may run again (it is inside a loop)
   Value slots;       // a queue loop's: each stage's index (shared i32 x stages)
@@ -101,6 +115,17 @@ struct Ring {
                                         int64_t by) const;
 
   Value barrier(OpBuilder &b, Location loc, Value tile, Value s) const;
+
+  /// Stage s's early barrier (the ring has them).
+  Value earlyBarrier(OpBuilder &b, Location loc, Value s) const;
+
+  /// The barrier of stage s that what the producer reads of the stage's
+  /// tiles completes: the early one where the ring has one, else the full.
+  Value readable(OpBuilder &b, Location loc, Value s) const;
+
+  /// Waits until every copy of stage s (phase parity) has landed: its
+  /// early barrier (if any), then its full one; the last wait.
+  Operation *waitLanded(OpBuilder &b, Location loc, Value s, Value parity) const;
 
   /// After a run of the loop: runs += its trip count (below 2^31), mod
   /// 2 * stages.
@@ -225,14 +250,26 @@ void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice);
 int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
                     const llvm::SetVector<Operation *> &slice);
 
+/// A stage's barriers, armed for the bytes of the copies that land on
+/// each: the full one, and the early one where the ring has one.
+struct Armed {
+  Value full, early;
+  /// The barrier copy number `copy` of `body` completes.
+  Value of(const Body &body, size_t copy) const { return body.isEarly(copy) ? early : full; }
+};
+
+/// Arms stage s of `ring` for `body`'s copies (arrive.expect_tx on each of
+/// its barriers with the bytes that land on it).
+Armed armStage(OpBuilder &b, Location loc, const Body &body, const Ring &ring, Value s);
+
 /// The copies of `body` (planned as `plans` where they stand in `block`)
 /// for the iteration whose index is `at`, at `b`: what their coordinates
 /// are computed from in `block` (`slice`) cloned with `at` for `index`,
-/// then the boxes started into stage `s` on the full barrier `full`.
+/// then the boxes started into stage `s` on the barriers `armed`.
 void issueCopiesFor(OpBuilder &b, Location loc, const Body &body,
                     llvm::ArrayRef<TmaCopy> plans, Block &block,
                     const llvm::SetVector<Operation *> &slice, Value index, Value at, Value s,
-                    Value full);
+                    const Armed &armed);
 
 // Queue.cpp
 

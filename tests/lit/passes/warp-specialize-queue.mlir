@@ -42,9 +42,11 @@
 // CHECK: arith.addi %{{.*}}, %{{.*}} : index
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: tile.if
+// CHECK-NEXT: hopper.mbarrier_of
 // CHECK-NEXT: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
 // CHECK: hopper.tma_load
 // CHECK: } else {
+// CHECK-NEXT: hopper.mbarrier_of
 // CHECK-NEXT: hopper.mbarrier_arrive
 // The compute threads: wait full, read the index, the body, release.
 // CHECK: setmaxnreg 248
@@ -111,6 +113,7 @@ tile.kernel @queued_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: hopper.mbarrier_arrive_expect_tx
 // CHECK: } else {
+// CHECK-NEXT: hopper.mbarrier_of
 // CHECK-NEXT: hopper.mbarrier_arrive
 tile.host @queued3(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}, %m: index {tile.name = "m", tile.size}) {
   %c1 = arith.constant 1 : index
@@ -170,6 +173,83 @@ tile.kernel @serial_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %out: !tile.
   tile.pipelined %item = %b to %n step %g stages 2 queue %queue : !tile.tensor<1xi32> {
     %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
     tile.copy %v[%item, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  }
+  tile.return
+}
+
+// -----
+
+// A queue loop whose body reads a tile other than as a gemm's operand (the
+// inner loop's trip count): that tile lands on the stage's early barrier,
+// the query tile on its full one. The issuing thread writes the slot, then
+// arms both (past the end it arrives on both bare); warp 0, which issues
+// the inner loop's copies, waits only for the early one before it reads
+// the slot and the bounds; the compute threads wait for both.
+// CHECK-LABEL: tile.kernel @queued_bounds_kernel
+// CHECK: %[[SLOTS:.*]] = tile.alloc_shared : <2xi32>
+// CHECK: hopper.elect_one
+// CHECK: tile.while {
+// CHECK: %[[S:.*]] = arith.index_cast
+// CHECK: %[[E:.*]] = arith.addi %{{.*}}, %c2
+// CHECK-NEXT: %[[EARLY:.*]] = hopper.mbarrier_of %[[BARS:.*]][%[[E]]] : <4xi64>
+// CHECK-NEXT: hopper.mbarrier_wait %[[EARLY]]
+// CHECK-NOT: hopper.mbarrier_wait
+// CHECK: tile.shared_load %[[SLOTS]]
+// CHECK: tile.shared_load
+// CHECK: tile.for
+// CHECK: hopper.tma_load
+// CHECK: tile.atomic  add
+// CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
+// CHECK: tile.if
+// CHECK: %[[EA:.*]] = hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_arrive_expect_tx %[[EA]] bytes 16
+// CHECK-NEXT: %[[FA:.*]] = hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_arrive_expect_tx %[[FA]] bytes 8192
+// CHECK: hopper.tma_load %lim_tma{{.*}}, %[[EA]] :
+// CHECK: hopper.tma_load %kv_tma{{.*}}, %[[FA]] :
+// CHECK: } else {
+// CHECK: hopper.mbarrier_arrive
+// CHECK: hopper.mbarrier_arrive
+// CHECK: setmaxnreg 248
+// CHECK: tile.while {
+// CHECK: hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_wait
+// CHECK-NEXT: hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_wait
+// CHECK: tile.shared_load %[[SLOTS]]
+tile.host @queued_bounds(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  %sms = tile.multiprocessor_count
+  %blocks = arith.minsi %n, %sms : index
+  %counter = tile.work_counter : !tile.ptr<i32>
+  tile.launch @queued_bounds_kernel grid(%blocks, %c1, %c1) args(%kv, %lim, %n, %counter) : (!tile.ptr<bf16>, !tile.ptr<i32>, index, !tile.ptr<i32>) -> ()
+  tile.return
+}
+tile.kernel @queued_bounds_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n"}, %counter: !tile.ptr<i32> {tile.name = "work_counter"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %b = tile.block_id x
+  %g = tile.grid_dim x
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %l = tile.view %lim[%c0] sizes(%n) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
+  %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i32> -> !tile.tensor<1xi32>
+  tile.pipelined %item = %b to %n step %g stages 2 queue %queue : !tile.tensor<1xi32> {
+    %m4 = tile.alloc_shared : !tile.shared<4xi32>
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %l0 = arith.muli %item, %c4 : index
+    tile.copy %l[%l0] to %m4 box [4] : !tile.tensor<?xi32>, !tile.shared<4xi32>
+    %q0 = arith.muli %item, %c64 : index
+    tile.copy %v[%q0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %m32 = tile.shared_load %m4[%c0, %c0] : !tile.shared<4xi32> -> i32
+    %m = arith.index_cast %m32 : i32 to index
+    tile.pipelined %i = %c0 to %m step %c1 stages 3 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %r = arith.muli %i, %c64 : index
+      tile.copy %v[%r, %c0] to %t box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      %s = tile.gemm %t, %q {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
   }
   tile.return
 }

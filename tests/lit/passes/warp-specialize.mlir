@@ -344,27 +344,44 @@ tile.kernel @nested_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
 // -----
 
 // The producer reads a tile its own copies fill (here the inner loop's trip
-// count, prefetched with the outer tile): warp 0, which issues the inner
-// loop's copies, waits on the outer iteration's full barrier first and reads
-// that iteration's stage, as the compute threads do -- not the tile before
-// the copy has landed. Warp 1 issues the outer copies and reads nothing.
+// count, prefetched with the outer tile). That tile -- read other than as a
+// gemm's operand -- lands on a barrier of its own, the early one (stage s's
+// at s + stages in the full barriers' tile), and the outer tile, which only
+// the gemm reads, on the full one. Warp 0, which issues the inner loop's
+// copies, waits on the early barrier and reads that iteration's stage: not
+// before the bounds have landed, and without waiting for the outer tile.
+// Warp 1 arms both barriers, each with its copies' bytes, and reads
+// nothing. The compute threads wait for both.
 // CHECK-LABEL: tile.kernel @bounded_kernel
 // CHECK: %[[LIM:.*]] = tile.alloc_shared {stages = 2 : i64} : <4xi32>
 // CHECK: hopper.elect_one
 // CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
-// CHECK: %[[FULL:.*]] = hopper.mbarrier_of
-// CHECK-NEXT: hopper.mbarrier_wait %[[FULL]]
+// CHECK: %[[S:.*]] = arith.remui %{{.*}}, %c2
+// CHECK: %[[E:.*]] = arith.addi %[[S]], %c2
+// CHECK-NEXT: %[[EARLY:.*]] = hopper.mbarrier_of %[[BARS:.*]][%[[E]]] : <4xi64>
+// CHECK-NEXT: hopper.mbarrier_wait %[[EARLY]]
 // CHECK-NEXT: %[[L:.*]] = tile.stage %[[LIM]]
 // CHECK-NEXT: tile.shared_load %[[L]]
 // CHECK: tile.for
 // CHECK: hopper.tma_load
 // CHECK: hopper.elect_one
 // CHECK: tile.for %{{.*}} = %{{.*}} to %n step %{{.*}} {
-// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8208
-// CHECK: hopper.tma_load
-// CHECK: hopper.tma_load
+// CHECK: %[[EA:.*]] = hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_arrive_expect_tx %[[EA]] bytes 16
+// CHECK-NEXT: %[[FA:.*]] = hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_arrive_expect_tx %[[FA]] bytes 8192
+// CHECK: hopper.tma_load %kv_tma{{.*}}, %[[FA]] :
+// CHECK: hopper.tma_load %lim_tma{{.*}}, %[[EA]] :
 // CHECK-NOT: tile.shared_load
 // CHECK: } else {
+// CHECK: setmaxnreg 248
+// CHECK: tile.for
+// CHECK: %[[CE:.*]] = hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_wait %[[CE]]
+// CHECK-NEXT: %[[CF:.*]] = hopper.mbarrier_of %[[BARS]]
+// CHECK-NEXT: hopper.mbarrier_wait %[[CF]]
+// CHECK-NEXT: tile.stage
+// CHECK-NEXT: tile.stage %[[LIM]]
 tile.host @bounded(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile.ptr<i32> {tile.name = "lim"}, %n: index {tile.name = "n", tile.size}) {
   %c1 = arith.constant 1 : index
   tile.launch @bounded_kernel grid(%c1, %c1, %c1) args(%kv, %lim, %n) : (!tile.ptr<bf16>, !tile.ptr<i32>, index) -> ()
@@ -404,8 +421,8 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
 // the rest of its body (on warp 1, which issues them): iteration 0's before
 // the loop, then at the top of iteration i those of iteration i + 1 (if
 // there is one), into the stage of i + 1. The coordinates are cloned with
-// the later index. Warp 0 waits for iteration i's copies to read the inner
-// loop's bounds.
+// the later index. Warp 0 waits for iteration i's early copies (the
+// bounds) to read the inner loop's bounds.
 // CHECK-LABEL: tile.kernel @ahead_kernel
 // CHECK: %[[LIM:.*]] = tile.alloc_shared {stages = 3 : i64} : <4xi32>
 // CHECK: hopper.elect_one
@@ -420,7 +437,8 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
 // CHECK: %[[FIRST:.*]] = arith.addi %[[LB:.*]], %{{.*}} : index
 // CHECK: %[[IN0:.*]] = arith.cmpi slt, %[[FIRST]], %n
 // CHECK-NEXT: tile.if %[[IN0]] {
-// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8208
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 16
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
 // CHECK: arith.muli %[[FIRST]], %c64
 // CHECK: hopper.tma_load
 // CHECK: hopper.tma_load
@@ -429,7 +447,8 @@ tile.kernel @bounded_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %lim: !tile
 // CHECK-NEXT: %[[IN:.*]] = arith.cmpi slt, %[[AHEAD]], %n
 // CHECK-NEXT: tile.if %[[IN]] {
 // CHECK: hopper.mbarrier_wait
-// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8208
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 16
+// CHECK: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
 // CHECK: arith.muli %[[AHEAD]], %c64
 // CHECK: hopper.tma_load
 // CHECK: hopper.tma_load
