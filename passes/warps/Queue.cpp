@@ -24,7 +24,8 @@
 // k's copies to land where the body reads its tiles (an item's bounds for
 // its fills) -- so one item's claim and copies wait for a stage to free,
 // not for the item before it to land as well. (Where what the copies'
-// places are computed from cannot be cloned ahead, each iteration issues
+// places are computed from cannot be cloned ahead, or the thread issues a
+// nested loop's copies too and there are two stages, each iteration issues
 // its own at its top.) The claim whose count is the upper bound minus one is the
 // launch's last (each block stops at its first failing claim: upper bound
 // minus `step` claims succeed and `step` fail), so it sets the queue back
@@ -306,10 +307,14 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
       collectSlice(c, *bodyBlock, slice);
   // Ahead, unless what the coordinates are computed from reads memory (or
   // holds regions): cloned an iteration early, it could read it before the
-  // body before it wrote it.
-  bool ahead = llvm::all_of(slice, [](Operation *op) {
-    return !op->getNumRegions() && isMemoryEffectFree(op);
-  });
+  // body before it wrote it. Nor with two stages where this warp issues
+  // nested loops' copies too: the next iteration's stage is the one the
+  // compute threads are finishing, and waiting for it would hold back this
+  // iteration's nested copies.
+  bool ahead = (!share.alsoNested || ring.stages >= 3) &&
+               llvm::all_of(slice, [](Operation *op) {
+                 return !op->getNumRegions() && isMemoryEffectFree(op);
+               });
   // Ahead: the index claimed last (each iteration's, claimed the iteration
   // before), kept by the issuing thread rather than read back from its slot.
   Value claimedL;
