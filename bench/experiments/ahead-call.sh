@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One device call for session 20 (docs/PERF.md): the runners ahead.sh made
+# for the two builds, timed in turn (old, new; causal then full windows;
+# the causal pair twice), the GPU tests of the persistent loops (8 shards,
+# TEST_FILTER, TEST_LIMIT s), the bench's rounds of ONLY (cuBLAS in turn)
+# and the peers with what is left of CALL_LIMIT. From the repository root
+# over a staged .gpu/ holding tune-old-* and tune-new-*.
+cd "$(dirname "$0")/../../.gpu" || exit 1
+OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,clocks.sm,power.limit --format=csv,noheader
+for r in old-causal new-causal old-flat new-flat old-causal new-causal; do
+  echo "== $r"
+  timeout 60 "tune/tune-$r/tune-runner" --out "$OUT/t-$r.txt" 2>&1 | grep -E "^#[0-9]|FAIL|rror"
+done
+echo "== gpu-tests"
+filter=${TEST_FILTER:-*Persistent*:*Dynamic*:*WorkCounter*:*Split*:*FourQuery*:*Tuned*:Batched*:*Continuous*:*TwoBlocks*:*Cooperative*:*Overlapped*}
+pids=()
+for i in 0 1 2 3 4 5 6 7; do
+  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout "${TEST_LIMIT:-150}" ./gpu-tests \
+    --gtest_filter="$filter" > "$OUT/gpu-tests-$i.log" 2>&1 &
+  pids+=($!)
+done
+for i in 0 1 2 3 4 5 6 7; do
+  wait "${pids[$i]}"; rc=$?
+  [ "$rc" = 124 ] && echo "shard $i: stopped after ${TEST_LIMIT:-150} s"
+  grep -E "^\[  (FAILED|PASSED) |Failure" "$OUT/gpu-tests-$i.log" | head -n 8
+done
+echo "== bench"
+MINITILE_BENCH_ONLY="${ONLY:-tuned}" timeout "${BENCH_LIMIT:-90}" ./minitile-bench indexer 4096 16384 65536 \
+  2>&1 | tee "$OUT/bench.log" | grep -E "TFLOP|copy"
+echo "== peers"
+left=$(( ${CALL_LIMIT:-540} - SECONDS ))
+[ "$left" -gt 20 ] || { echo "no time left for the peers"; exit 0; }
+PYTHONUNBUFFERED=1 timeout "$left" python3 peers/indexer_peers.py 2>&1 | tee "$OUT/peers.log" | grep -E "^[0-9]|cuBLAS"
