@@ -8,7 +8,7 @@
 cd "$(dirname "$0")/../../.gpu" || exit 1
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,power.limit --format=csv,noheader
-for r in old-causal new-causal old-flat new-flat old-causal new-causal; do
+for r in ${RUNNERS:-old-causal new-causal old-flat new-flat old-causal new-causal}; do
   echo "== $r"
   timeout 60 "tune/tune-$r/tune-runner" --out "$OUT/t-$r.txt" 2>&1 | grep -E "^#[0-9]|FAIL|rror"
 done
