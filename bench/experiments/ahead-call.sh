@@ -26,7 +26,7 @@ for i in 0 1 2 3 4 5 6 7; do
   grep -E "^\[  (FAILED|PASSED) |Failure" "$OUT/gpu-tests-$i.log" | head -n 8
 done
 echo "== bench"
-MINITILE_BENCH_ONLY="${ONLY:-tuned}" timeout "${BENCH_LIMIT:-90}" ./minitile-bench indexer 4096 16384 65536 \
+MINITILE_BENCH_ONLY="${ONLY:-tuned}" timeout "${BENCH_LIMIT:-90}" ./minitile-bench indexer ${LENGTHS:-4096 16384 65536} \
   2>&1 | tee "$OUT/bench.log" | grep -E "TFLOP|copy"
 echo "== peers"
 left=$(( ${CALL_LIMIT:-540} - SECONDS ))
