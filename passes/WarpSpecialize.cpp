@@ -6,7 +6,10 @@
 // Leaves:  when every such copy can use the TMA, a warp-specialised kernel: a
 //          producer warpgroup goes first (threads 0..127), the original threads
 //          follow as the compute threads. Each pipelined loop gets a ring of
-//          `stages` tiles with a full and an empty mbarrier per stage. Each
+//          `stages` tiles with a full and an empty mbarrier per stage (and an
+//          early one where a loop holding others reads some of its tiles
+//          other than as a gemm's operand: those tiles' copies complete it,
+//          the producer's readers wait for it alone; see Ring). Each
 //          producer warp runs its own copy of the program, sliced to what it
 //          issues: warp w's elected thread, for each iteration j that compute
 //          group w reads (j mod groups = w; all of them on warp 0 where a loop
@@ -28,11 +31,11 @@
 //          the stages free -- with three or more outer stages stages - 2 outer
 //          iterations before it reads them (coordinates cloned with the later
 //          index). The warps issuing the nested loops run the outer body too:
-//          they wait for each outer iteration's copies, read what they need of
-//          them (a nested loop's bounds) and release the outer stage with the
-//          compute threads. Where the issuing warp's slice reads a tile its
-//          copies fill, it waits for the copies to land first, as the compute
-//          threads do. The program's block barriers become barriers of the
+//          they wait for each outer iteration's copies (the early ones where
+//          the ring has them), read what they need of them (a nested loop's
+//          bounds) and release the outer stage with the compute threads.
+//          Where the issuing warp's slice reads a tile its copies fill, it
+//          waits for the copies to land first (likewise). The program's block barriers become barriers of the
 //          compute threads. The producer gives registers up (to 40, or
 //          the kernel's producer_registers), the compute warpgroups take
 //          them (setmaxnreg). A tile.fill_async goes to the
