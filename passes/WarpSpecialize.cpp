@@ -35,10 +35,11 @@
 //          the ring has them), read what they need of them (a nested loop's
 //          bounds) and release the outer stage with the compute threads.
 //          Where the issuing warp's slice reads a tile its copies fill, it
-//          waits for the copies to land first (likewise). The program's block barriers become barriers of the
-//          compute threads. The producer gives registers up (to 40, or
-//          the kernel's producer_registers), the compute warpgroups take
-//          them (setmaxnreg). A tile.fill_async goes to the
+//          waits for the copies to land first (likewise). The program's
+//          block barriers become barriers of the compute threads. The
+//          producer gives registers up (to 40, or the kernel's
+//          producer_registers), the compute warpgroups take them
+//          (setmaxnreg). A tile.fill_async goes to the
 //          producer, marked `single`: to the warps issuing the loop it is in
 //          where that loop holds no other (each for its iterations), else to
 //          `aux` (its elected thread in a pipelined loop, its first thread
@@ -158,8 +159,7 @@ FailureOr<Body> analyse(PipelinedOp loop) {
       body.early.push_back(llvm::any_of(copy.getDest().getUses(), [](OpOperand &use) {
         return !llvm::isa<CopyOp, GemmOp>(use.getOwner());
       }));
-    if (llvm::all_of(body.early, [](bool e) { return e; }) ||
-        llvm::none_of(body.early, [](bool e) { return e; }))
+    if (!llvm::is_contained(body.early, true) || !llvm::is_contained(body.early, false))
       body.early.clear();
   }
   return body;

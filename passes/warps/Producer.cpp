@@ -1,8 +1,8 @@
 //===- Producer.cpp - a pipelined loop as a producer warp issues it -------===//
 //
 // One copy of the program per producer warp, sliced to what the warp
-// issues: its elected thread waits for a stage to be empty, arms its full
-// barrier with the bytes to come and starts the copies of its group's
+// issues: its elected thread waits for a stage to be empty, arms its
+// barriers with the bytes to come and starts the copies of its group's
 // iterations (a loop holding others: all of them, on the `aux` warp). What
 // the compute threads alone need is sliced away. Which fills the producer
 // can issue: those whose range it computes. See Warps.h.
@@ -172,7 +172,7 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   Operation *wait = nullptr;
   auto [j, s, parity] = ring.position(head, loc, iv, loop);
   (void)j;
-  Value full; // what the body's reads of its tiles wait for
+  Value readable; // the barrier the body's reads of its tiles wait for
   // Waits for stage `st` (of phase `ph`) to be empty and arms its barriers
   // with the copies' bytes.
   auto arm = [&](OpBuilder &b, Value st, Value ph) {
@@ -196,14 +196,14 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     // run a phase ahead) and releases the stage at the end. (What it reads
     // is early where the ring splits: the compute threads, who wait for
     // the rest, hold the stage until it has landed too.)
-    full = ring.readable(head, loc, s);
-    wait = MBarrierWaitOp::create(head, loc, full, parity);
+    readable = ring.readable(head, loc, s);
+    wait = MBarrierWaitOp::create(head, loc, readable, parity);
     OpBuilder end = OpBuilder::atBlockEnd(&to);
     MBarrierArriveOp::create(end, loc, ring.barrier(end, loc, ring.empty, s));
   } else if (lookahead == 0) {
     // This iteration's copies where they stand.
     Armed armed = arm(head, s, parity);
-    full = armed.early ? armed.early : armed.full;
+    readable = armed.readable();
     for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
       CopyOp copy = original;
       OpBuilder at(copy);
@@ -233,11 +233,11 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
         head, loc, iv,
         arith::MulIOp::create(head, loc, loop.getStep(), constant(head, loc, lookahead)));
     ifInRange(head, ahead);
-    full = ring.readable(head, loc, s);
+    readable = ring.readable(head, loc, s);
     // What the body reads of its tiles is there once this iteration's full
     // (or early) barrier completes: wait for it right away (its copies went
     // out an iteration or more ago).
-    wait = MBarrierWaitOp::create(head, loc, full, parity);
+    wait = MBarrierWaitOp::create(head, loc, readable, parity);
   }
   // The body's other uses of its tiles read this iteration's stage, after
   // the wait for the copies (placed after the last one).
@@ -251,7 +251,7 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
       continue;
     if (!wait) {
       OpBuilder after(lastCopy->getBlock(), std::next(Block::iterator(lastCopy)));
-      wait = MBarrierWaitOp::create(after, loc, full, parity);
+      wait = MBarrierWaitOp::create(after, loc, readable, parity);
     }
     OpBuilder at(wait);
     at.setInsertionPointAfter(wait);

@@ -14,8 +14,8 @@
 //
 // The producer's issuing thread claims each index as a stage frees (waits
 // for it to be empty, claims, writes the index into the ring's slot for the
-// stage, then arms the full barrier and starts the copies; past the end it
-// arrives on the full barrier without copies: the sentinel). Everyone else
+// stage, then arms the stage's barriers and starts the copies; past the end
+// it arrives on them without copies: the sentinel). Everyone else
 // waits for the stage to be full and reads the index from its slot: the
 // mbarrier's arrive releases the slot's store, the wait acquires it.
 // Where the producer fetches ahead (three stages or more: issuesAhead), it

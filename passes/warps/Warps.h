@@ -79,8 +79,8 @@ struct Ring {
   Value full, empty; // shared i64 tiles of `stages` mbarriers each
   /// A loop holding pipelined loops of its own whose body reads some of its
   /// tiles other than as a gemm's operand (a nested loop's bounds): those
-  /// tiles' copies complete a barrier of their own (`stages` mbarriers; null
-  /// where there is no such split), so whoever reads only them -- the
+  /// tiles' copies complete a barrier of their own per stage (false where
+  /// there is no such split), so whoever reads only them -- the
   /// producer warps issuing the nested loops' copies -- starts when they
   /// land, not when the iteration's other tiles (a query tile) have too.
   /// The compute threads wait for both. The early barriers follow the full
@@ -256,6 +256,9 @@ struct Armed {
   Value full, early;
   /// The barrier copy number `copy` of `body` completes.
   Value of(const Body &body, size_t copy) const { return body.isEarly(copy) ? early : full; }
+  /// The one what the producer reads of the stage completes (as
+  /// Ring::readable).
+  Value readable() const { return early ? early : full; }
 };
 
 /// Arms stage s of `ring` for `body`'s copies (arrive.expect_tx on each of
