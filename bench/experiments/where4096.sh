@@ -17,9 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 minitile=$build/tools/minitile
-pick=(-p heads=64 -p dim=128 -p queries=4 -p split=true -p split_queries=2 -p warpgroups=2
-      -p stages=4 -p persistent=true -p last_first=true -p item_buffers=2
-      -p producer_registers=24 --init q=normal:0,1 --init kv=normal:0,1 --init ks=0)
+params=(-p heads=64 -p dim=128 -p queries=4 -p split=true -p split_queries=2 -p warpgroups=2
+        -p stages=4 -p persistent=true -p last_first=true -p item_buffers=2
+        -p producer_registers=24)
+pick=("${params[@]}" --init q=normal:0,1 --init kv=normal:0,1 --init ks=0)
 rm -rf "$build/tune-worder" "$build/tune-wflat"
 "$minitile" tune indexer_fwd "${pick[@]}" --space dynamic=true,false --allow-spills \
   --shape S=4096,S_kv=1024 --shape S=2048,S_kv=512 --shape S=8192,S_kv=2048 \
@@ -35,7 +36,7 @@ rm -rf "$build/tune-worder" "$build/tune-wflat"
 # loads that replace it (causal windows, three shapes).
 ptx=$(mktemp -d)
 trap 'rm -rf "$ptx"' EXIT
-"$minitile" compile indexer_fwd "${pick[@]:0:22}" -p dynamic=true --emit ptx -o "$ptx/k.ptx"
+"$minitile" compile indexer_fwd "${params[@]}" -p dynamic=true --emit ptx -o "$ptx/k.ptx"
 hinted=()
 for edit in qfirst kvlast stfirst qfirst+kvlast+stfirst; do
   python3 bench/experiments/ptx_edit.py "$edit" "$ptx/k.ptx" "$ptx/$edit.ptx"
