@@ -425,6 +425,7 @@ LogicalResult specialise(KernelOp kernel,
       if (body.nests) {
         share.issues = w == aux;
         share.arrives = arrives(loop, w);
+        share.alsoNested = w == aux && aux < nestedWarps.lookup(loop);
       } else {
         int64_t n = issuingWarps.lookup(loop);
         share.issues = w < n;

@@ -12,15 +12,21 @@
 //     if (item < upper bound) { the body, for item; k += 1 } else go = false
 //   }
 //
-// The producer's issuing thread claims each index as a stage frees (waits
-// for it to be empty, claims, writes the index into the ring's slot for the
-// stage, then arms the stage's barriers and starts the copies; past the end
-// it arrives on them without copies: the sentinel). Everyone else
-// waits for the stage to be full and reads the index from its slot: the
-// mbarrier's arrive releases the slot's store, the wait acquires it.
-// Where the producer fetches ahead (three stages or more: issuesAhead), it
-// claims and issues iteration k + 1 inside iteration k, after waiting for
-// k's copies. The claim whose count is the upper bound minus one is the
+// The producer's issuing thread claims each index as a stage frees (claims,
+// waits for the stage to be empty -- the atomic's round trip under the
+// wait -- writes the index into the ring's slot for the stage, then arms
+// the stage's barriers and starts the copies; past the end it arrives on
+// them without copies: the sentinel). Everyone else waits for the stage to
+// be full and reads the index from its slot: the mbarrier's arrive releases
+// the slot's store, the wait acquires it. The issuing thread runs an
+// iteration ahead of its body: iteration 0's copies before the loop, then
+// at the top of iteration k's body those of k + 1, and only then waits for
+// k's copies to land where the body reads its tiles (an item's bounds for
+// its fills) -- so one item's claim and copies wait for a stage to free,
+// not for the item before it to land as well. (Where what the copies'
+// places are computed from cannot be cloned ahead, or the thread issues a
+// nested loop's copies too and there are two stages, each iteration issues
+// its own at its top.) The claim whose count is the upper bound minus one is the
 // launch's last (each block stops at its first failing claim: upper bound
 // minus `step` claims succeed and `step` fail), so it sets the queue back
 // to zero. Without a producer warpgroup the loop is a while loop whose
@@ -31,6 +37,7 @@
 #include "passes/warps/Warps.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace minitile::hopper;
@@ -267,9 +274,9 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   // them bare.
   auto issue = [&](OpBuilder &w, Value k, bool mayBeFirst) -> Value {
     auto [s, parity] = stageOf(w, loc, ring, k);
+    Value item = claim(w, k, mayBeFirst);
     Value flipped = arith::XOrIOp::create(w, loc, parity, constant(w, loc, 1));
     MBarrierWaitOp::create(w, loc, ring.barrier(w, loc, ring.empty, s), flipped);
-    Value item = claim(w, k, mayBeFirst);
     keeps.insert(SharedStoreOp::create(w, loc, arith::IndexCastOp::create(w, loc, i32, item),
                                        ring.slots, constant(w, loc, 0), s));
     Value valid = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::slt, item, ub);
@@ -298,24 +305,41 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   for (const TmaCopy &plan : plans)
     for (Value c : plan.coords)
       collectSlice(c, *bodyBlock, slice);
-  int64_t lookahead = issuesAhead(loop, body, ring, slice) ? 1 : 0;
-
-  if (lookahead)
-    issue(e, c32(e, loc, 0), /*mayBeFirst=*/true);
-  Operation *wait = nullptr;
-  Skeleton sk = skeleton(e, loc, loop, ring,
-                         [&](OpBuilder &w, Value k, Value s, Value parity) {
-                           if (!lookahead)
-                             return issue(w, k, /*mayBeFirst=*/true);
-                           // Its copies went out an iteration ago: wait for
-                           // them before the body reads its tiles.
-                           return awaitItem(w, loc, ring, s, parity, /*all=*/false, &wait);
-                         });
-  if (lookahead) {
-    Value next = arith::AddIOp::create(sk.body, loc, sk.k, c32(sk.body, loc, 1));
-    issue(sk.body, next, /*mayBeFirst=*/false);
+  // Ahead, unless what the coordinates are computed from reads memory (or
+  // holds regions): cloned an iteration early, it could read it before the
+  // body before it wrote it. Nor with two stages where this warp issues
+  // nested loops' copies too: the next iteration's stage is the one the
+  // compute threads are finishing, and waiting for it would hold back this
+  // iteration's nested copies.
+  bool ahead = (!share.alsoNested || ring.stages >= 3) &&
+               llvm::all_of(slice, [](Operation *op) {
+                 return !op->getNumRegions() && isMemoryEffectFree(op);
+               });
+  // Ahead: the index claimed last (each iteration's, claimed the iteration
+  // before), kept by the issuing thread rather than read back from its slot.
+  Value claimedL;
+  if (ahead) {
+    claimedL = newLocal(loop->getParentOfType<KernelOp>(), loc, i32, 0);
+    Value first = issue(e, c32(e, loc, 0), /*mayBeFirst=*/true);
+    LocalStoreOp::create(e, loc, arith::IndexCastOp::create(e, loc, i32, first), claimedL);
   }
-  Operation *first = &*sk.body.getInsertionPoint();
+  Skeleton sk = skeleton(e, loc, loop, ring,
+                         [&](OpBuilder &w, Value k, Value, Value) -> Value {
+                           if (!ahead)
+                             return issue(w, k, /*mayBeFirst=*/true);
+                           return toIndex(w, loc, LocalLoadOp::create(w, loc, i32, claimedL));
+                         });
+  if (ahead) {
+    Value next = arith::AddIOp::create(sk.body, loc, sk.k, c32(sk.body, loc, 1));
+    Value claimed = issue(sk.body, next, /*mayBeFirst=*/false);
+    LocalStoreOp::create(sk.body, loc, arith::IndexCastOp::create(sk.body, loc, i32, claimed),
+                         claimedL);
+  }
+  // The last op the issue put before the body (none: the body comes first).
+  Block *then = sk.body.getInsertionBlock();
+  Operation *issued = sk.body.getInsertionPoint() == then->begin()
+                          ? nullptr
+                          : &*std::prev(sk.body.getInsertionPoint());
   // The body's own copies go: the issue started them.
   for (CopyOp copy : body.copies)
     copy.erase();
@@ -329,9 +353,11 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
     });
   });
   if (used) {
-    OpBuilder head(first->getBlock(), first->getBlock()->begin());
-    if (!wait)
-      wait = MBarrierWaitOp::create(head, loc, ring.readable(head, loc, sk.s), sk.parity);
+    // (After the next iteration's issue, where it runs ahead.)
+    OpBuilder head = issued ? OpBuilder(then, std::next(Block::iterator(issued)))
+                            : OpBuilder(then, then->begin());
+    Operation *wait =
+        MBarrierWaitOp::create(head, loc, ring.readable(head, loc, sk.s), sk.parity);
     for (Value stage : useStages(body, head, loc, sk.s, sk.loop))
       reads[stage.getDefiningOp()] = wait;
   }

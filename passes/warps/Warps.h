@@ -215,6 +215,7 @@ using ProducerReads = llvm::DenseMap<Operation *, Operation *>; // tile.stage ->
 struct Share {
   bool issues = false;
   bool arrives = false;
+  bool alsoNested = false; // issues: the warp issues nested loops' copies too
   int64_t group = 0; // a loop without nested loops: the group whose
   int64_t groups = 1; // iterations this warp issues, of `groups`
 };

@@ -24,22 +24,30 @@
 // CHECK: hopper.mbarrier_arrive
 // CHECK: } else {
 // CHECK: tile.local_store %false
-// Warp 1 issues the outer loop: wait empty, claim, slot, copies or a bare
-// arrive.
+// Warp 1 issues the outer loop an iteration ahead of its body: iteration
+// 0's copies before the loop (the block's own index, no claim), then in
+// each iteration the next one's -- claim (an atomic add, the launch's last
+// claim resetting the counter), wait for the stage to be empty, write the
+// slot, then the copies or a bare arrive.
 // CHECK: %[[Q:.*]] = tile.view %work_counter
 // CHECK: hopper.elect_one
-// CHECK: tile.while {
-// CHECK: %[[K:.*]] = tile.local_load
-// CHECK: hopper.mbarrier_wait
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[K]], %c0_i32
-// CHECK: %[[ITEM:.*]] = tile.if %[[FIRST]] -> (index) {
+// CHECK-NOT: tile.while
+// CHECK: tile.if %{{.*}} -> (index) {
 // CHECK-NEXT: tile.yield %{{.*}} : index
-// CHECK: } else {
+// CHECK: hopper.mbarrier_wait
+// CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
+// CHECK: tile.if
+// CHECK-NEXT: hopper.mbarrier_of
+// CHECK-NEXT: hopper.mbarrier_arrive_expect_tx %{{.*}} bytes 8192
+// CHECK: hopper.tma_load
+// CHECK: tile.local_store
+// CHECK: tile.while {
 // CHECK: %[[C:.*]] = tile.atomic  add %c1_i32{{.*}}, %[[Q]][%{{.*}}]
 // CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[C]]
 // CHECK: tile.if %[[LAST]] {
 // CHECK: tile.atomic  exchange %c0_i32{{.*}}, %[[Q]]
 // CHECK: arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: hopper.mbarrier_wait
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: tile.if
 // CHECK-NEXT: hopper.mbarrier_of
@@ -93,9 +101,9 @@ tile.kernel @queued_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
 
 // -----
 
-// Three stages: the issuing thread runs an iteration ahead -- the first
-// issue before the loop, then each iteration's next in it, after the wait
-// for this one's copies.
+// Three stages: the same shape -- the issuing thread keeps the index it
+// claimed (it reads no slot) and claims the next before it waits for
+// anything in the iteration.
 // CHECK-LABEL: tile.kernel @queued3_kernel
 // CHECK: %[[SLOTS:.*]] = tile.alloc_shared : <3xi32>
 // CHECK: tile.view %work_counter
@@ -104,12 +112,10 @@ tile.kernel @queued_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: hopper.mbarrier_arrive_expect_tx
 // CHECK: tile.while {
-// CHECK: hopper.mbarrier_wait
-// CHECK: tile.shared_load %[[SLOTS]]
-// CHECK: tile.if
-// CHECK: hopper.mbarrier_wait
-// CHECK-NOT: tile.if {{.*}} -> (index)
+// CHECK-NOT: tile.shared_load %[[SLOTS]]
+// CHECK-NOT: hopper.mbarrier_wait
 // CHECK: tile.atomic  add
+// CHECK: hopper.mbarrier_wait
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: hopper.mbarrier_arrive_expect_tx
 // CHECK: } else {
