@@ -12,11 +12,13 @@
 //     if (item < upper bound) { the body, for item; k += 1 } else go = false
 //   }
 //
-// The producer's issuing thread claims each index as a stage frees (claims,
-// waits for the stage to be empty -- the atomic's round trip under the
-// wait -- writes the index into the ring's slot for the stage, then arms
-// the stage's barriers and starts the copies; past the end it arrives on
-// them without copies: the sentinel). Everyone else waits for the stage to
+// The producer's issuing thread claims each index as a stage frees (waits
+// for the stage to be empty, claims, writes the index into the ring's slot
+// for the stage, then arms the stage's barriers and starts the copies; past
+// the end it arrives on them without copies: the sentinel). It claims after
+// the wait, not before: an index claimed early waits on a block that cannot
+// start it yet, where another might have (measured no faster claimed
+// first: docs/PERF.md, session 21). Everyone else waits for the stage to
 // be full and reads the index from its slot: the mbarrier's arrive releases
 // the slot's store, the wait acquires it. The issuing thread runs an
 // iteration ahead of its body: iteration 0's copies before the loop, then
@@ -274,9 +276,9 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   // them bare.
   auto issue = [&](OpBuilder &w, Value k, bool mayBeFirst) -> Value {
     auto [s, parity] = stageOf(w, loc, ring, k);
-    Value item = claim(w, k, mayBeFirst);
     Value flipped = arith::XOrIOp::create(w, loc, parity, constant(w, loc, 1));
     MBarrierWaitOp::create(w, loc, ring.barrier(w, loc, ring.empty, s), flipped);
+    Value item = claim(w, k, mayBeFirst);
     keeps.insert(SharedStoreOp::create(w, loc, arith::IndexCastOp::create(w, loc, i32, item),
                                        ring.slots, constant(w, loc, 0), s));
     Value valid = arith::CmpIOp::create(w, loc, arith::CmpIPredicate::slt, item, ub);

@@ -26,15 +26,15 @@
 // CHECK: tile.local_store %false
 // Warp 1 issues the outer loop an iteration ahead of its body: iteration
 // 0's copies before the loop (the block's own index, no claim), then in
-// each iteration the next one's -- claim (an atomic add, the launch's last
-// claim resetting the counter), wait for the stage to be empty, write the
+// each iteration the next one's -- wait for its stage to be empty, claim
+// (an atomic add, the launch's last claim resetting the counter), write the
 // slot, then the copies or a bare arrive.
 // CHECK: %[[Q:.*]] = tile.view %work_counter
 // CHECK: hopper.elect_one
 // CHECK-NOT: tile.while
+// CHECK: hopper.mbarrier_wait
 // CHECK: tile.if %{{.*}} -> (index) {
 // CHECK-NEXT: tile.yield %{{.*}} : index
-// CHECK: hopper.mbarrier_wait
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: tile.if
 // CHECK-NEXT: hopper.mbarrier_of
@@ -42,12 +42,13 @@
 // CHECK: hopper.tma_load
 // CHECK: tile.local_store
 // CHECK: tile.while {
+// CHECK: hopper.mbarrier_wait
 // CHECK: %[[C:.*]] = tile.atomic  add %c1_i32{{.*}}, %[[Q]][%{{.*}}]
 // CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[C]]
 // CHECK: tile.if %[[LAST]] {
 // CHECK: tile.atomic  exchange %c0_i32{{.*}}, %[[Q]]
 // CHECK: arith.addi %{{.*}}, %{{.*}} : index
-// CHECK: hopper.mbarrier_wait
+// CHECK-NOT: hopper.mbarrier_wait
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: tile.if
 // CHECK-NEXT: hopper.mbarrier_of
@@ -102,8 +103,8 @@ tile.kernel @queued_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
 // -----
 
 // Three stages: the same shape -- the issuing thread keeps the index it
-// claimed (it reads no slot) and claims the next before it waits for
-// anything in the iteration.
+// claimed (it reads no slot), and its first wait in the iteration is for
+// the next iteration's stage to be empty, before it claims.
 // CHECK-LABEL: tile.kernel @queued3_kernel
 // CHECK: %[[SLOTS:.*]] = tile.alloc_shared : <3xi32>
 // CHECK: tile.view %work_counter
@@ -113,9 +114,10 @@ tile.kernel @queued_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {t
 // CHECK: hopper.mbarrier_arrive_expect_tx
 // CHECK: tile.while {
 // CHECK-NOT: tile.shared_load %[[SLOTS]]
+// CHECK: hopper.mbarrier_wait
 // CHECK-NOT: hopper.mbarrier_wait
 // CHECK: tile.atomic  add
-// CHECK: hopper.mbarrier_wait
+// CHECK-NOT: hopper.mbarrier_wait
 // CHECK: tile.shared_store %{{.*}}, %[[SLOTS]]
 // CHECK: hopper.mbarrier_arrive_expect_tx
 // CHECK: } else {
