@@ -2,7 +2,8 @@
 # One device call for session 20 (docs/PERF.md): the runners ahead.sh made
 # for the two builds, timed in turn (old, new; causal then full windows;
 # the causal pair twice), the GPU tests of the persistent loops (8 shards,
-# TEST_FILTER, TEST_LIMIT s), the bench's rounds of ONLY (cuBLAS in turn)
+# TEST_FILTER, TEST_LIMIT s), the bench's rounds of ONLY (cuBLAS in turn),
+# with SHAPES=1 minitile-bench shapes (H=32, D=256, batched; SHAPES_LIMIT s),
 # and the peers with what is left of CALL_LIMIT. From the repository root
 # over a staged .gpu/ holding tune-old-* and tune-new-*.
 cd "$(dirname "$0")/../../.gpu" || exit 1
@@ -28,6 +29,10 @@ done
 echo "== bench"
 MINITILE_BENCH_ONLY="${ONLY:-tuned}" timeout "${BENCH_LIMIT:-90}" ./minitile-bench indexer ${LENGTHS:-4096 16384 65536} \
   2>&1 | tee "$OUT/bench.log" | grep -E "TFLOP|copy"
+if [ -n "${SHAPES:-}" ]; then
+  echo "== shapes (H=32, D=256, batched)"
+  timeout "${SHAPES_LIMIT:-120}" ./minitile-bench shapes 2>&1 | tee "$OUT/shapes.log" | grep -E "TFLOP|atch"
+fi
 echo "== peers"
 left=$(( ${CALL_LIMIT:-540} - SECONDS ))
 [ "$left" -gt 20 ] || { echo "no time left for the peers"; exit 0; }
