@@ -8,7 +8,10 @@
 // copy form is chosen when a user asks for it; otherwise, once propagation
 // stalls, the compact form.
 // Distribution: registers along the axis are combined in the thread
-// (sequentially, so `acc = fma(x, w, acc)` chains form with contraction);
+// (in order, so `acc = fma(x, w, acc)` chains form with contraction; from
+// 8 registers on as two interleaved chains joined at the end, half the
+// depth for one combine more: the indexer's head sums, whose one chain a
+// sum left its compute warps waiting -- docs/PERF.md, session 21);
 // then lanes: a butterfly (shuffle-xor and combine) per lane bit along the
 // axis -- or, where the result gives that lane bit a register bit, a
 // reduce-scatter step that sends half the registers and keeps the other
@@ -71,15 +74,21 @@ public:
       for (unsigned i = 0; i < kept.size(); ++i)
         if (q >> i & 1)
           base |= int64_t(1) << kept[i];
-      Value acc;
-      for (int64_t z = 0; z < (int64_t(1) << reduced.size()); ++z) {
+      // Two interleaved chains where there are 8 or more registers, joined
+      // at the end: half the chain's depth for one combine more.
+      int64_t n = int64_t(1) << reduced.size();
+      int64_t chains = n >= 8 ? 2 : 1;
+      SmallVector<Value, 2> acc(chains);
+      for (int64_t z = 0; z < n; ++z) {
         int64_t r = base;
         for (unsigned i = 0; i < reduced.size(); ++i)
           if (z >> i & 1)
             r |= int64_t(1) << reduced[i];
-        acc = acc ? combine(b, loc, reduce.getKind(), fmf, acc, in[r]) : in[r];
+        Value &a = acc[z % chains];
+        a = a ? combine(b, loc, reduce.getKind(), fmf, a, in[r]) : in[r];
       }
-      partial.push_back(acc);
+      partial.push_back(chains == 2 ? combine(b, loc, reduce.getKind(), fmf, acc[0], acc[1])
+                                    : acc[0]);
     }
     // `partial` is indexed by the kept register bits, in order: bit i of
     // the index is register bit kept[i] of the source.

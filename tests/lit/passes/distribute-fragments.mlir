@@ -21,10 +21,18 @@
 // CHECK: %[[D:.*]]:32 = hopper.wgmma
 // CHECK: hopper.wgmma_commit
 // CHECK-NEXT: hopper.wgmma_wait 0
-// The row sum: 16 registers of each row half in the thread...
-// CHECK: arith.addf %[[D]]#0, %[[D]]#1 : f32
-// CHECK-COUNT-14: arith.addf
-// CHECK: arith.addf %[[D]]#2, %[[D]]#3 : f32
+// The row sum: 16 registers of each row half in the thread, as two
+// interleaved chains of 8 (registers 0, 4, ... and 1, 5, ...) joined at
+// the end...
+// CHECK: %[[E0:.*]] = arith.addf %[[D]]#0, %[[D]]#4 : f32
+// CHECK-NEXT: %[[O0:.*]] = arith.addf %[[D]]#1, %[[D]]#5 : f32
+// CHECK-NEXT: arith.addf %[[E0]], %[[D]]#8 : f32
+// CHECK-NEXT: arith.addf %[[O0]], %[[D]]#9 : f32
+// CHECK-COUNT-8: arith.addf
+// CHECK-NEXT: %[[E:.*]] = arith.addf %{{.*}}, %[[D]]#28 : f32
+// CHECK-NEXT: %[[O:.*]] = arith.addf %{{.*}}, %[[D]]#29 : f32
+// CHECK-NEXT: arith.addf %[[E]], %[[O]] : f32
+// CHECK-NEXT: arith.addf %[[D]]#2, %[[D]]#6 : f32
 // ...then a reduce-scatter over lane bit 0 (each lane keeps one row half:
 // select what to keep and what to send)...
 // CHECK: arith.select
