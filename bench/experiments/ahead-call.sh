@@ -6,7 +6,8 @@
 # with SHAPES=1 minitile-bench shapes (H=32, D=256, batched; SHAPES_LIMIT s),
 # and the peers with what is left of CALL_LIMIT. From the repository root
 # over a staged .gpu/ holding tune-old-* and tune-new-*.
-cd "$(dirname "$0")/../../.gpu" || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../../.gpu" || exit 1
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,power.limit --format=csv,noheader
 for r in ${RUNNERS:-old-causal new-causal old-flat new-flat old-causal new-causal}; do
@@ -15,17 +16,8 @@ for r in ${RUNNERS:-old-causal new-causal old-flat new-flat old-causal new-causa
 done
 echo "== gpu-tests"
 filter=${TEST_FILTER:-*Persistent*:*Dynamic*:*WorkCounter*:*Split*:*FourQuery*:*Tuned*:Batched*:*Continuous*:*TwoBlocks*:*Cooperative*:*Overlapped*}
-pids=()
-for i in 0 1 2 3 4 5 6 7; do
-  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout "${TEST_LIMIT:-150}" ./gpu-tests \
-    --gtest_filter="$filter" > "$OUT/gpu-tests-$i.log" 2>&1 &
-  pids+=($!)
-done
-for i in 0 1 2 3 4 5 6 7; do
-  wait "${pids[$i]}"; rc=$?
-  [ "$rc" = 124 ] && echo "shard $i: stopped after ${TEST_LIMIT:-150} s"
-  grep -E "^\[  (FAILED|PASSED) |Failure" "$OUT/gpu-tests-$i.log" | head -n 8
-done
+"$here/test-shards.sh" "$filter" "${TEST_LIMIT:-150}" /tmp/gpu-tests
+cat /tmp/gpu-tests/gpu-tests-*.log > "$OUT/tests.txt"  # one file: the tool brings back few
 echo "== bench"
 MINITILE_BENCH_ONLY="${ONLY:-tuned}" timeout "${BENCH_LIMIT:-90}" ./minitile-bench indexer ${LENGTHS:-4096 16384 65536} \
   2>&1 | tee "$OUT/bench.log" | grep -E "TFLOP|copy"

@@ -7,7 +7,8 @@
 # persistent loops in 8 shards (TEST_LIMIT s) from the staged build.
 # From the repository root over a staged .gpu/; the profile in $OUT/ncu.txt
 # and $OUT/tests.txt (the device tool brings back few files).
-cd "$(dirname "$0")/../../.gpu" || exit 1
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here/../../.gpu" || exit 1
 OUT=${OUT:-$PWD/out}; mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,power.limit --format=csv,noheader
 for r in ${RUNNERS:-old-causal new-causal new2-causal old-flat new-flat new2-flat new2-fixed \
@@ -24,15 +25,5 @@ if [ -z "${NO_NCU:-}" ]; then
 fi
 echo "== gpu-tests"
 filter=${TEST_FILTER:-*Persistent*:*Dynamic*:*WorkCounter*:*Split*:*FourQuery*:*Tuned*:Batched*:*Continuous*:*TwoBlocks*:*Cooperative*:*Overlapped*:IndexerFwd.ShapesAndWindows}
-pids=()
-for i in 0 1 2 3 4 5 6 7; do
-  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout "${TEST_LIMIT:-150}" ./gpu-tests \
-    --gtest_filter="$filter" > "/tmp/gpu-tests-$i.log" 2>&1 &
-  pids+=($!)
-done
-for i in 0 1 2 3 4 5 6 7; do
-  wait "${pids[$i]}"; rc=$?
-  [ "$rc" = 124 ] && echo "shard $i: stopped after ${TEST_LIMIT:-150} s"
-  grep -E "^\[ +(OK|FAILED) |Failure" "/tmp/gpu-tests-$i.log" | head -n 12
-  cat "/tmp/gpu-tests-$i.log" >> "$OUT/tests.txt"
-done
+"$here/test-shards.sh" "$filter" "${TEST_LIMIT:-150}" /tmp/gpu-tests
+cat /tmp/gpu-tests/gpu-tests-*.log > "$OUT/tests.txt"
