@@ -3,6 +3,7 @@
 # for the two builds, timed in turn (old, new; causal then full windows;
 # the causal pair twice), the GPU tests of the persistent loops (8 shards,
 # TEST_FILTER, TEST_LIMIT s), the bench's rounds of ONLY (cuBLAS in turn),
+# with ALONE=1 the same without cuBLAS's turns (the issue's own yardstick),
 # with SHAPES=1 minitile-bench shapes (H=32, D=256, batched; SHAPES_LIMIT s),
 # and the peers with what is left of CALL_LIMIT. From the repository root
 # over a staged .gpu/ holding tune-old-* and tune-new-*.
@@ -21,6 +22,11 @@ cat /tmp/gpu-tests/gpu-tests-*.log > "$OUT/tests.txt"  # one file: the tool brin
 echo "== bench"
 MINITILE_BENCH_ONLY="${ONLY:-tuned}" timeout "${BENCH_LIMIT:-90}" ./minitile-bench indexer ${LENGTHS:-4096 16384 65536} \
   2>&1 | tee "$OUT/bench.log" | grep -E "TFLOP|copy"
+if [ -n "${ALONE:-}" ]; then
+  echo "== bench alone (no cuBLAS turns: timed as the peers' do_bench times)"
+  MINITILE_BENCH_CUBLAS_TURNS=0 MINITILE_BENCH_ONLY="${ONLY:-tuned}" timeout "${BENCH_LIMIT:-90}" \
+    ./minitile-bench indexer ${LENGTHS:-4096 16384 65536} 2>&1 | tee "$OUT/alone.log" | grep -E "TFLOP"
+fi
 if [ -n "${SHAPES:-}" ]; then
   echo "== shapes (H=32, D=256, batched)"
   timeout "${SHAPES_LIMIT:-120}" ./minitile-bench shapes 2>&1 | tee "$OUT/shapes.log" | grep -E "TFLOP|atch"
