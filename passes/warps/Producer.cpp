@@ -37,17 +37,23 @@ void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice) {
 /// threads are finishing stays theirs. Needs what the copies' coordinates
 /// are computed from in the body (`slice`) to be plain arithmetic on the
 /// loop's index (cloned for later iterations), in a loop that runs once.
+Operation *notClonableAhead(const llvm::SetVector<Operation *> &slice) {
+  for (Operation *op : slice)
+    if (op->getNumRegions() || !isMemoryEffectFree(op))
+      return op;
+  return nullptr;
+}
+
 int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
                     const llvm::SetVector<Operation *> &slice) {
   if (!body.nests || ring.stages < 3 || ring.runsVary || body.copies.empty())
     return 0;
-  for (Operation *op : slice)
-    if (op->getNumRegions() || !isMemoryEffectFree(op)) {
-      loop.emitRemark("the producer fetches each iteration's tiles when it starts it, not ")
-          << ring.stages - 2 << " ahead: a copy's place is computed by '" << op->getName()
-          << "', which cannot run ahead";
-      return 0;
-    }
+  if (Operation *op = notClonableAhead(slice)) {
+    loop.emitRemark("the producer fetches each iteration's tiles when it starts it, not ")
+        << ring.stages - 2 << " ahead: a copy's place is computed by '" << op->getName()
+        << "', which cannot run ahead";
+    return 0;
+  }
   return ring.stages - 2;
 }
 

@@ -39,7 +39,6 @@
 #include "passes/warps/Warps.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace minitile::hopper;
@@ -156,14 +155,12 @@ Value readSlot(OpBuilder &b, Location loc, Value slots, Value s) {
 /// Waits for stage s's copies and reads its index: every copy (`all`: the
 /// compute threads), else those the producer reads (the early ones where
 /// the ring has them: producer warps that follow the loop without issuing
-/// it, the issuing thread before it reads its tiles). Both barriers are
-/// armed after the slot's store.
-Value awaitItem(OpBuilder &b, Location loc, const Ring &ring, Value s, Value parity, bool all,
-                Operation **wait = nullptr) {
-  Operation *w = all ? ring.waitLanded(b, loc, s, parity)
-                     : MBarrierWaitOp::create(b, loc, ring.readable(b, loc, s), parity);
-  if (wait)
-    *wait = w;
+/// it). Both barriers are armed after the slot's store.
+Value awaitItem(OpBuilder &b, Location loc, const Ring &ring, Value s, Value parity, bool all) {
+  if (all)
+    ring.waitLanded(b, loc, s, parity);
+  else
+    MBarrierWaitOp::create(b, loc, ring.readable(b, loc, s), parity);
   return readSlot(b, loc, ring.slots, s);
 }
 
@@ -307,16 +304,12 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
   for (const TmaCopy &plan : plans)
     for (Value c : plan.coords)
       collectSlice(c, *bodyBlock, slice);
-  // Ahead, unless what the coordinates are computed from reads memory (or
-  // holds regions): cloned an iteration early, it could read it before the
-  // body before it wrote it. Nor with two stages where this warp issues
-  // nested loops' copies too: the next iteration's stage is the one the
-  // compute threads are finishing, and waiting for it would hold back this
-  // iteration's nested copies.
-  bool ahead = (!share.alsoNested || ring.stages >= 3) &&
-               llvm::all_of(slice, [](Operation *op) {
-                 return !op->getNumRegions() && isMemoryEffectFree(op);
-               });
+  // Ahead, unless what the coordinates are computed from cannot be cloned
+  // an iteration early (notClonableAhead). Nor with two stages where this
+  // warp issues nested loops' copies too: the next iteration's stage is the
+  // one the compute threads are finishing, and waiting for it would hold
+  // back this iteration's nested copies.
+  bool ahead = (!share.alsoNested || ring.stages >= 3) && !notClonableAhead(slice);
   // Ahead: the index claimed last (each iteration's, claimed the iteration
   // before), kept by the issuing thread rather than read back from its slot.
   Value claimedL;

@@ -245,6 +245,12 @@ void sliceProducer(Region &region, const ProducerReads &reads, const ProducerKee
 /// itself, not nested ones), in no particular order.
 void collectSlice(Value v, Block &block, llvm::SetVector<Operation *> &slice);
 
+/// The first op of `slice` (what copies' coordinates are computed from in a
+/// body) that cannot be cloned into an earlier iteration -- it reads memory,
+/// which the body before may not have written yet, or holds regions --
+/// else null.
+Operation *notClonableAhead(const llvm::SetVector<Operation *> &slice);
+
 /// How many iterations ahead of the rest of its body the producer issues a
 /// loop's copies (see Producer.cpp); `slice`: what their coordinates are
 /// computed from in the body.
