@@ -14,10 +14,8 @@ cd "$(dirname "$0")/../.."
 build=${1:?BUILD_DIR}
 name=${2:?NAME}
 minitile=$build/tools/minitile
-pick=(-p heads=64 -p dim=128 -p queries=4 -p split=true -p split_queries=2 -p warpgroups=2
-      -p stages=4 -p persistent=true -p last_first=true -p item_buffers=2
-      -p producer_registers=24 --space dynamic=true --init q=normal:0,1 --init kv=normal:0,1
-      --init ks=0)
+source bench/experiments/pick.sh
+pick=("${pick_params[@]}" --space dynamic=true "${pick_inits[@]}")
 rm -rf "$build/tune-$name-causal" "$build/tune-$name-flat"
 "$minitile" tune indexer_fwd "${pick[@]}" --init 'ke=iota*S_kv/S+1' \
   --shape S=4096,S_kv=1024 --shape S=16384,S_kv=4096 --shape S=4096,S_kv=4096 \

@@ -17,10 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 minitile=$build/tools/minitile
-params=(-p heads=64 -p dim=128 -p queries=4 -p split=true -p split_queries=2 -p warpgroups=2
-        -p stages=4 -p persistent=true -p last_first=true -p item_buffers=2
-        -p producer_registers=24)
-pick=("${params[@]}" --init q=normal:0,1 --init kv=normal:0,1 --init ks=0)
+source bench/experiments/pick.sh
+params=("${pick_params[@]}")
+pick=("${params[@]}" "${pick_inits[@]}")
 rm -rf "$build/tune-worder" "$build/tune-wflat"
 "$minitile" tune indexer_fwd "${pick[@]}" --space dynamic=true,false --allow-spills \
   --shape S=4096,S_kv=1024 --shape S=2048,S_kv=512 --shape S=8192,S_kv=2048 \
