@@ -75,6 +75,7 @@
 #include "indexer_fwd_d256_pers.h"
 #include "batched_indexer_fwd.h"
 #include "batched_indexer_fwd_pers.h"
+#include "batched_indexer_fwd_pick.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "softmax_32k.h"
@@ -559,7 +560,9 @@ void benchBatched(int64_t S, int64_t B) {
   } pairs[] = {{"batched_indexer_fwd", "indexer_fwd", minitile::kernels::batched_indexer_fwd,
                 minitile::kernels::indexer_fwd},
                {"batched persistent", "indexer_fwd persistent",
-                minitile::kernels::batched_indexer_fwd_pers, minitile::kernels::indexer_fwd_pers}};
+                minitile::kernels::batched_indexer_fwd_pers, minitile::kernels::indexer_fwd_pers},
+               {"batched tuned pick", "indexer_fwd tuned",
+                minitile::kernels::batched_indexer_fwd_pick, minitile::kernels::indexer_fwd_tuned}};
   for (auto &v : pairs) {
     std::vector<double> singles, batcheds;
     for (int round = 0; round < 5; ++round) {
