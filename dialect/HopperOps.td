@@ -138,20 +138,30 @@ def Hopper_MBarrierArriveOp : Hopper_Op<"mbarrier_arrive", "mbarrier"> {
   let summary = "this thread arrives on the mbarrier";
   let description = [{
     The phase completes when as many threads as the barrier's count have
-    arrived (and its expected bytes have landed). Here each of the 128
-    threads releases a stage it has finished reading:
+    arrived (and its expected bytes have landed). `releases` names the
+    shared tiles the arrive hands back to whoever waits for the phase (a
+    ring stage to its producer): `tile-order-async` makes every wgmma
+    reading them complete first. Here each of the 128 threads releases a
+    stage it has finished reading:
 
     ```mlir
     tile.kernel @release(%stage: index) attributes {block = array<i32: 128, 1, 1>} {
       %empty = tile.alloc_shared : !tile.shared<4xi64>
+      %k = tile.alloc_shared {stages = 4 : i64} : !tile.shared<64x64xbf16, swizzle = 128>
+      %ks = tile.stage %k[%stage] : !tile.shared<64x64xbf16, swizzle = 128>
       %b = hopper.mbarrier_of %empty[%stage] : !tile.shared<4xi64>
-      hopper.mbarrier_arrive %b
+      hopper.mbarrier_arrive %b releases(%ks : !tile.shared<64x64xbf16, swizzle = 128>)
       tile.return
     }
     ```
   }];
-  let arguments = (ins Hopper_MBarrierType:$barrier);
-  let assemblyFormat = "$barrier attr-dict";
+  let arguments = (ins Hopper_MBarrierType:$barrier, Variadic<Tile_AnyShared>:$releases);
+  let assemblyFormat = "$barrier (`releases` `(` $releases^ `:` type($releases) `)`)? attr-dict";
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$barrier), [{
+      build($_builder, $_state, barrier, ::mlir::ValueRange());
+    }]>
+  ];
 }
 
 def Hopper_MBarrierExpectTxOp : Hopper_Op<"mbarrier_arrive_expect_tx", "tma"> {

@@ -132,6 +132,13 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
                            : "died: " + launchError);
     return result;
   }
+  // A warning is an error: ptxas warns where the code it was given is wrong
+  // or slow in a way the compiler must not let through (C7515: a wgmma
+  // whose accumulator registers are touched while it runs, serialised).
+  if (llvm::StringRef(result.log).contains("warning")) {
+    result.warnings = result.log;
+    return result;
+  }
   std::string cubin = slurp(out.path);
   result.cubin.assign(cubin.begin(), cubin.end());
   result.ok = !result.cubin.empty();

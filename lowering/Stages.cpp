@@ -64,6 +64,7 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opt
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());
     pm.addPass(tile::createTileDistributeFragments());
+    pm.addPass(tile::createTileOrderAsync());
     pm.addPass(tile::createTilePlanShared());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());

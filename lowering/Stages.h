@@ -70,7 +70,10 @@ std::string printLLVMIR(const llvm::Module &module);
 struct PtxasResult {
   bool ok = false;
   std::vector<char> cubin;
-  std::string log; // on failure, ptxas's errors (its -v report left out)
+  std::string log; // on failure, ptxas's errors or warnings (its -v report left out)
+  /// ptxas's warnings (C7515, a wgmma serialised, among them): a warning
+  /// fails the assembly, as an error does, and is also the log.
+  std::string warnings;
   // From ptxas -v, the most over the module's kernels:
   int registers = 0;          // registers a thread
   int64_t spillStoreBytes = 0; // bytes a thread spills to local memory

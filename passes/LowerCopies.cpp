@@ -8,8 +8,9 @@
 //          tile's readers, and flips the barrier's phase each time -- for,
 //          while and pipelined loops alike). Otherwise
 //          the compute threads copy element by element, zero outside the
-//          tensor, then fence for the async proxy (where the target has one)
-//          and meet at a barrier.
+//          tensor, and meet at a barrier (tile-order-async puts the fence
+//          for the async proxy before it where wgmma or a bulk copy reads
+//          the tile).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Barriers.h"
@@ -120,9 +121,8 @@ void lowerToPlainCopy(CopyOp copy, KernelOp kernel) {
   }
   SharedStoreOp::create(body, loc, read.getResult(0), copy.getDest(), row, col);
   b.setInsertionPointAfter(loop);
-  // The async proxy (wgmma, TMA) may read the tile next.
-  if (targetOf(kernel).has(minitile::Feature::tma))
-    FenceProxyAsyncOp::create(b, loc);
+  // (Where the async proxy reads the tile next, tile-order-async fences the
+  // stores before the barrier.)
   createComputeBarrier(b, loc, kernel);
   copy.erase();
 }

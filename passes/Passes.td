@@ -63,6 +63,19 @@ def TileDistributeFragments : Pass<"tile-distribute-fragments", "::mlir::ModuleO
   let dependentDialects = ["::minitile::hopper::HopperDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
+def TileOrderAsync : Pass<"tile-order-async", "::mlir::ModuleOp"> {
+  let summary = "wait for async reads before a shared tile is rewritten; fence thread writes";
+  let description = [{
+    Puts the hopper.wgmma_wait, hopper.bulk_wait_read and
+    hopper.fence_proxy_async ops that keep every shared tile from being
+    written, or released to a producer, while a wgmma or bulk copy of this
+    thread's may still read it, and that pass threads' writes to the async
+    proxy before a barrier or an async read. The invariant and how it is
+    checked are in docs/ASYNC.md.
+  }];
+  let dependentDialects = ["::minitile::hopper::HopperDialect"];
+}
+
 def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
   let summary = "place every shared tile in the kernel's dynamic shared memory";
   let description = [{

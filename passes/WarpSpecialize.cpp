@@ -113,9 +113,12 @@ FailureOr<Body> analyse(PipelinedOp loop) {
   for (auto alloc : loop.getBody().getOps<AllocSharedOp>())
     body.allocs.push_back(alloc);
   auto yield = llvm::cast<YieldOp>(loop.getBody().front().getTerminator());
+  // A gemm whose result the loop carries (whatever its accumulator is: the
+  // carried value, a scaled or summed one, none) runs on into the next
+  // iteration, so its stage is released an iteration late.
   for (Value v : yield.getValues())
     if (auto gemm = v.getDefiningOp<GemmOp>())
-      if (gemm.getAcc() && llvm::is_contained(loop.getRegionIterArgs(), gemm.getAcc()))
+      if (!llvm::is_contained(body.accumulating, gemm))
         body.accumulating.push_back(gemm);
   body.nests = loop.getBody()
                    .walk([&](PipelinedOp inner) {

@@ -281,8 +281,7 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
     SmallVector<Operation *> cloned;
     for (Operation &op : from.without_terminator())
       cloned.push_back(into.clone(op, map));
-    auto arrive =
-        MBarrierArriveOp::create(into, loc, ring.barrier(into, loc, ring.empty, stages[c]));
+    auto arrive = ring.release(into, loc, stages[c], tiles);
     bool early = releaseEarly(arrive, cloned, tiles);
     if (!c) {
       arrive0 = arrive;
@@ -458,9 +457,14 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   // groups). This run's first iteration for the group is then
   // (group - runs) mod groups.
   auto [first, lb, step] = ring.groupIterations(b, loc, loop, group, loop.getGroups());
-  bool lagged = !body.accumulating.empty();
-  for (GemmOp gemm : body.accumulating)
-    gemm.setMaxPending(1);
+  // Lagged only where the group's previous iteration read another stage:
+  // with one stage per group the previous stage is this iteration's, which
+  // its still running gemm reads (tile-order-async then waits for it
+  // before the release instead).
+  bool lagged = !body.accumulating.empty() && ring.stages / loop.getGroups() >= 2;
+  if (lagged)
+    for (GemmOp gemm : body.accumulating)
+      gemm.setMaxPending(1);
   for (CopyOp copy : body.copies)
     copy.erase();
   // Where each group sees `unroll` > 1 stages in turn and nothing is
@@ -511,7 +515,7 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   auto [sNext, pNext] = ring.advanceCursor(tail, loc, s32, p32, loop.getGroups());
   to.getTerminator()->insertOperands(to.getTerminator()->getNumOperands(), {sNext, pNext});
   if (!lagged) {
-    auto arrive = MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, s));
+    auto arrive = ring.release(tail, loc, s, tiles);
     SmallVector<Operation *> ops;
     for (Operation &op : to.without_terminator())
       if (&op != arrive && &op != arrive->getOperand(0).getDefiningOp())
@@ -521,7 +525,7 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
     // The previous iteration's stage, once its gemm is done (max_pending 1).
     Value previous = arith::IndexCastUIOp::create(tail, loc, tail.getIndexType(),
                                                   serial.getRegionIterArgs()[carried + 2]);
-    MBarrierArriveOp::create(tail, loc, ring.barrier(tail, loc, ring.empty, previous));
+    ring.release(tail, loc, previous, body.allocs);
     to.getTerminator()->insertOperands(to.getTerminator()->getNumOperands(), {s32});
   }
   b.setInsertionPointAfter(serial);
@@ -531,7 +535,7 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
     WgmmaWaitOp::create(b, loc, 0);
     Value last = arith::IndexCastUIOp::create(b, loc, b.getIndexType(),
                                               serial.getResults()[carried + 2]);
-    MBarrierArriveOp::create(b, loc, ring.barrier(b, loc, ring.empty, last));
+    ring.release(b, loc, last, body.allocs);
   }
   ring.advance(b, loc, loop);
   loop.erase();

@@ -205,7 +205,7 @@ struct Builder {
       if (inFlight)
         WgmmaWaitOp::create(leave, loc, 0);
       Value s = itemCursor(leave, o).first;
-      MBarrierArriveOp::create(leave, loc, outerRing.barrier(leave, loc, outerRing.empty, s));
+      outerRing.release(leave, loc, s, outerBody.allocs);
     }
     Value next = arith::AddIOp::create(w, loc, o, c32(w, 1));
     store(w, next, oL);
@@ -294,10 +294,10 @@ struct Builder {
     SmallVector<Operation *> ops{gemm};
     for (Operation *op : rest)
       ops.push_back(b.clone(*op, map));
-    auto arrive = MBarrierArriveOp::create(b, loc, innerRing.barrier(b, loc, innerRing.empty, stages[c]));
     SmallVector<Value> tiles;
     for (AllocSharedOp alloc : innerBody.allocs)
       tiles.push_back(map.lookup(alloc.getResult()));
+    auto arrive = innerRing.release(b, loc, stages[c], tiles);
     (void)releaseEarly(arrive, ops, tiles);
     if (!exists)
       return;

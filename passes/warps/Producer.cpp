@@ -205,7 +205,7 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     readable = ring.readable(head, loc, s);
     wait = MBarrierWaitOp::create(head, loc, readable, parity);
     OpBuilder end = OpBuilder::atBlockEnd(&to);
-    MBarrierArriveOp::create(end, loc, ring.barrier(end, loc, ring.empty, s));
+    ring.release(end, loc, s, body.allocs);
   } else if (lookahead == 0) {
     // This iteration's copies where they stand.
     Armed armed = arm(head, s, parity);

@@ -199,7 +199,7 @@ MBarrierArriveOp follow(OpBuilder &b, PipelinedOp loop, const Body &body, const 
   spliceBody(loop, at, sk.item);
   OpBuilder head(first->getBlock(), first->getBlock()->begin());
   tiles = useStages(body, head, loc, sk.s, sk.loop);
-  return MBarrierArriveOp::create(at, loc, ring.barrier(at, loc, ring.empty, sk.s));
+  return ring.release(at, loc, sk.s, tiles);
 }
 
 } // namespace

@@ -99,6 +99,18 @@ Value Ring::barrier(OpBuilder &b, Location loc, Value tile, Value s) const {
   return MBarrierOfOp::create(b, loc, MBarrierType::get(b.getContext()), tile, s);
 }
 
+MBarrierArriveOp Ring::release(OpBuilder &b, Location loc, Value s, ValueRange tiles) const {
+  return MBarrierArriveOp::create(b, loc, barrier(b, loc, empty, s), tiles);
+}
+
+MBarrierArriveOp Ring::release(OpBuilder &b, Location loc, Value s,
+                               ArrayRef<AllocSharedOp> allocs) const {
+  SmallVector<Value> tiles;
+  for (AllocSharedOp alloc : allocs)
+    tiles.push_back(StageOp::create(b, loc, alloc.getType(), alloc, s));
+  return release(b, loc, s, tiles);
+}
+
 Value Ring::earlyBarrier(OpBuilder &b, Location loc, Value s) const {
   assert(early && "the ring has no early barriers");
   return barrier(b, loc, full, arith::AddIOp::create(b, loc, s, constant(b, loc, stages)));

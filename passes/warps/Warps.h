@@ -43,6 +43,8 @@ using mlir::Region;
 using mlir::Type;
 using mlir::Value;
 using mlir::ValueRange;
+using llvm::ArrayRef;
+using minitile::hopper::MBarrierArriveOp;
 
 /// An index constant.
 Value constant(OpBuilder &b, Location loc, int64_t v);
@@ -115,6 +117,13 @@ struct Ring {
                                         int64_t by) const;
 
   Value barrier(OpBuilder &b, Location loc, Value tile, Value s) const;
+
+  /// Hands stage s back to the producer: an arrive on its empty barrier
+  /// naming the stage's tiles (`tiles`, or stage s of each of `allocs`), so
+  /// that tile-order-async waits for every wgmma still reading them.
+  MBarrierArriveOp release(OpBuilder &b, Location loc, Value s, ValueRange tiles) const;
+  MBarrierArriveOp release(OpBuilder &b, Location loc, Value s,
+                           ArrayRef<AllocSharedOp> allocs) const;
 
   /// Stage s's early barrier (the ring has them).
   Value earlyBarrier(OpBuilder &b, Location loc, Value s) const;

@@ -283,8 +283,72 @@ struct CoopGemm : Generator {
   }
 };
 
+/// c = the K loop's accumulator over a's and b's 64-wide tiles of K, a
+/// 64 x n tile of c a block, where each tile's gemm takes the accumulator in
+/// the form `form` names -- the forms a kernel writes, each of which the
+/// compiler must keep from overwriting or releasing a tile the tensor cores
+/// still read (docs/ASYNC.md):
+///   0 carried   acc' = a.b^T + acc
+///   1 scaled    acc' = a.b^T + alpha * acc        (online softmax's rescale)
+///   2 summed    acc' = a.b^T + (acc + alpha)
+///   3 fresh     acc' = acc + a.b^T                 (the gemm starts from zero)
+///   4 selected  acc' = a.b^T + (kt odd ? alpha * acc : acc)
+/// `loop`: 0 pipelined (b's tiles through the producer's ring), 1 serial
+/// (b copied in the loop, by the TMA where it can). `staged`: the threads
+/// write a's tile themselves, element by element, into one shared tile
+/// allocated before the loop, and meet at a barrier (else a is copied like
+/// b). Ragged m; K a multiple of 64.
+struct AsyncOperands : Generator {
+  Param<int> form{"form", 1, 0, 4, "the accumulator's form (see above)"};
+  Param<int> loop{"loop", 0, 0, 1, "0 pipelined, 1 serial"};
+  Param<bool> staged{"staged", false, "the threads write a's tiles"};
+  Param<int> stages{"stages", 2, 1, 4, "the pipelined loop's stages"};
+  Param<int> n{"n", 256, {64, 128, 256}, "columns of c (and rows of b)"};
+  void generate(Kernel &k) override {
+    const int N = n;
+    Value m = k.size("m"), kk = k.size("k");
+    Value alpha = k.scalar("alpha", DType::f32);
+    Tensor a = k.tensor("a", DType::bf16, {m, kk}), b = k.tensor("b", DType::bf16, {N, kk});
+    Tensor c = k.tensor("c", DType::f32, {m, N});
+    k.threads(128);
+    k.grid(ceildiv(m, 64));
+    Value m0 = k.blockId() * 64;
+    Shared mine;
+    if (staged)
+      mine = k.shared(DType::bf16, {64, 64});
+    auto body = [&](Value kt, Value acc) {
+      Shared as = mine;
+      if (staged) {
+        k.parallel(0, 64 * 64, [&](Value e) {
+          Value row = m0 + e / 64, col = kt * 64 + e % 64;
+          as(e / 64, e % 64) = select(row < m, a(min(row, m - 1), col), constant(0, DType::bf16));
+        });
+        k.barrier();
+      } else {
+        as = k.shared(DType::bf16, {64, 64});
+        copy(a, {m0, kt * 64}, as);
+      }
+      Shared bs = k.shared(DType::bf16, {N, 64});
+      copy(b, {0, kt * 64}, bs);
+      switch (int(form)) {
+      case 0: return gemm(as, bs, /*transposeB=*/true, acc);
+      case 1: return gemm(as, bs, /*transposeB=*/true, acc * alpha);
+      case 2: return gemm(as, bs, /*transposeB=*/true, acc + alpha);
+      case 3: return acc + gemm(as, bs, /*transposeB=*/true);
+      default:
+        return gemm(as, bs, /*transposeB=*/true, select(kt % 2 == 1, acc * alpha, acc));
+      }
+    };
+    Value zero = broadcast(0.0, {64, N});
+    Value acc = loop == 0 ? k.pipelined(0, kk / 64, zero, body, {.stages = stages})
+                          : k.serial(0, kk / 64, zero, body);
+    storeTile(c, {m0, 0}, acc);
+  }
+};
+
 } // namespace
 
+MINITILE_KERNEL(AsyncOperands, "async_operands", "c = the K loop of gemms with the accumulator in the form `form` names");
 MINITILE_KERNEL(CoopGemm, "coop_gemm", "c[:, 64p..] = a . b_p^T, parts dealt out to the groups");
 MINITILE_KERNEL(MinMax, "minmax", "y = min(max(x, 0), c)");
 MINITILE_KERNEL(MinMaxNum, "minmax_num", "y = minNum(maxNum(x, 0), c), z = maxNum(x, -inf)");

@@ -296,6 +296,16 @@ CompileResult compile(const CompileRequest &request) {
       }
     }
   }
+  if (request.emit == Emit::ptx && assembled && !assembled->warnings.empty()) {
+    std::string log = assembled->warnings;
+    while (!log.empty() && log.back() == '\n')
+      log.pop_back();
+    for (char &c : log)
+      if (c == '\n')
+        c = ' ';
+    result.error = "error: ptxas: " + log;
+    return result;
+  }
   if (request.emit == Emit::ptx) {
     result.text = std::move(ptx);
     result.ok = true;

@@ -1,0 +1,572 @@
+//===- OrderAsync.cpp - shared tiles ordered against the async proxy ------===//
+//
+// Expects: fragments distributed (tile-distribute-fragments): every gemm is
+//          its wgmma_fence / wgmma / wgmma_commit / wgmma_wait ops, copies
+//          are tma_load or shared_store ops, fills are bulk_store ops; shared
+//          tiles are still tile.alloc_shared (and tile.stage of a ring), not
+//          yet planned. A ring's releases (mbarrier_arrive on its empty
+//          barriers) name the stage tiles they hand back (`releases`).
+// Leaves:  the same kernel with the waits and fences that make this
+//          invariant hold, per thread, on every path:
+//
+//   1. A shared tile is written (threads' stores, atomics, TMA) or released
+//      to the producer only after every asynchronous read of its previous
+//      contents by this thread's warpgroup has completed: a wgmma group
+//      reading it is covered by a hopper.wgmma_wait, a bulk copy reading it
+//      by a hopper.bulk_wait_read. Where another thread of the same role
+//      may write the tile after a barrier (tile.barrier, a named barrier),
+//      the wait comes before the barrier; before the kernel returns every
+//      group is waited for.
+//   2. A tile written by threads (the generic proxy) that the async proxy
+//      reads or writes somewhere in the kernel is followed by
+//      hopper.fence_proxy_async before this thread's next barrier or
+//      mbarrier arrive, and before its own next wgmma or bulk copy reading
+//      it: a barrier orders the threads, not the proxies.
+//
+// (Async-proxy writes, TMA loads, are read only after their mbarrier's wait:
+// tile-lower-copies and the rings of tile-warp-specialize build every TMA
+// load with its wait; this pass does not add those.)
+//
+// The analysis is a forward dataflow over the structured IR. A tile is its
+// allocation and, for a ring, the stage index (with casts stripped): two
+// different SSA indices of one ring at the same point are different stages
+// (the ring builders keep this true: a loop holds two stages at once only
+// with two or more), a constant is its value. At a loop's back edge an index
+// becomes the iteration argument it is yielded as, or any stage. Each wait is
+// placed at the hazard, then hoisted out of the ifs and loops the wgmma
+// groups it waits for were not started in (a wgmma wait is warp-aligned, and
+// waiting once before a loop beats waiting every iteration), no further than
+// the warp-specialised role it is in; its count is the fewest groups
+// committed since, on any path, by the groups it must cover. Inserted one at
+// a time, the analysis rerun after each, so no wait is redundant with the
+// one before it.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include <map>
+#include <set>
+
+namespace minitile::tile {
+#define GEN_PASS_DEF_TILEORDERASYNC
+#include "passes/Passes.h.inc"
+} // namespace minitile::tile
+
+using namespace mlir;
+using namespace minitile::tile;
+using namespace minitile::hopper;
+
+namespace {
+
+/// Counts of commits since a group are kept up to this (a wait_group takes
+/// at most 7; more groups than that in flight wait at 7).
+constexpr int kMaxAfter = 7;
+
+/// A shared tile, or the part of one a ring stage is.
+struct Ref {
+  Operation *root = nullptr; // its tile.alloc_shared; null: unknown, any tile
+  bool anyStage = true;      // else the stage is `stage`, or `constant`
+  Value stage;
+  int64_t constant = 0;
+  bool isConstant = false;
+
+  auto key() const {
+    return std::make_tuple(root, anyStage, stage.getAsOpaquePointer(), constant, isConstant);
+  }
+  bool operator<(const Ref &o) const { return key() < o.key(); }
+  bool operator==(const Ref &o) const { return key() == o.key(); }
+};
+
+/// `v` without integer casts.
+Value stripCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp, arith::ExtSIOp,
+                   arith::TruncIOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+Ref withStage(Ref r, Value index) {
+  index = stripCasts(index);
+  r.anyStage = false;
+  if (auto c = index.getDefiningOp<arith::ConstantOp>())
+    if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue())) {
+      r.isConstant = true;
+      r.constant = i.getValue().getSExtValue();
+      return r;
+    }
+  r.stage = index;
+  return r;
+}
+
+Ref refOf(Value tile) {
+  if (auto stage = tile.getDefiningOp<StageOp>())
+    return withStage(refOf(stage.getTiles()), stage.getIndex());
+  Ref r;
+  if (auto alloc = tile.getDefiningOp<AllocSharedOp>())
+    r.root = alloc;
+  return r;
+}
+
+/// Whether `a` and `b` (seen at one point) may be the same memory; with
+/// `sameIndices` false the stage indices are taken from different points,
+/// where one SSA value may be two stages.
+bool mayAlias(const Ref &a, const Ref &b, bool sameIndices = true) {
+  if (!a.root || !b.root)
+    return true;
+  if (a.root != b.root)
+    return false;
+  if (a.anyStage || b.anyStage)
+    return true;
+  if (a.isConstant && b.isConstant)
+    return a.constant == b.constant;
+  if (a.isConstant || b.isConstant || !sameIndices)
+    return true;
+  return a.stage == b.stage;
+}
+
+/// What one thread has in flight at a point, over every path to it.
+struct State {
+  /// (wgmma_commit, tile its group reads) -> fewest commits since.
+  std::map<std::pair<Operation *, Ref>, int> wgmma;
+  std::set<Ref> open;  // read by wgmmas not yet committed
+  std::set<Ref> bulk;  // read by bulk copies not yet waited for
+  std::set<Ref> dirty; // written by this thread since its last proxy fence
+
+  bool operator==(const State &o) const {
+    return wgmma == o.wgmma && open == o.open && bulk == o.bulk && dirty == o.dirty;
+  }
+  void join(const State &o) {
+    for (auto &[k, after] : o.wgmma) {
+      auto [it, added] = wgmma.emplace(k, after);
+      if (!added)
+        it->second = std::min(it->second, after);
+    }
+    open.insert(o.open.begin(), o.open.end());
+    bulk.insert(o.bulk.begin(), o.bulk.end());
+    dirty.insert(o.dirty.begin(), o.dirty.end());
+  }
+  /// Every tile renamed by `f` (a tile may become several, or stay).
+  State renamed(llvm::function_ref<SmallVector<Ref>(const Ref &)> f) const {
+    State s;
+    for (auto &[k, after] : wgmma)
+      for (const Ref &r : f(k.second)) {
+        auto [it, added] = s.wgmma.emplace(std::make_pair(k.first, r), after);
+        if (!added)
+          it->second = std::min(it->second, after);
+      }
+    auto set = [&](const std::set<Ref> &from, std::set<Ref> &to) {
+      for (const Ref &r : from)
+        for (const Ref &n : f(r))
+          to.insert(n);
+    };
+    set(open, s.open);
+    set(bulk, s.bulk);
+    set(dirty, s.dirty);
+    return s;
+  }
+};
+
+/// What must be put before an op.
+struct Need {
+  bool fence = false;
+  bool bulkWait = false;
+  llvm::SmallSetVector<Operation *, 4> commits; // wgmma groups to wait for
+  bool empty() const { return !fence && !bulkWait && commits.empty(); }
+};
+
+class Analysis {
+public:
+  explicit Analysis(KernelOp kernel) : kernel_(kernel) {
+    if (kernel.getProducerThreads() > 0)
+      for (Operation &op : kernel.getBody().front())
+        if (auto split = llvm::dyn_cast<IfOp>(op))
+          if (!split.getElseRegion().empty())
+            split_ = split;
+    kernel.walk([&](Operation *op) {
+      if (auto desc = llvm::dyn_cast<WgmmaDescOp>(op))
+        noteAsync(refOf(desc.getTile()));
+      else if (auto store = llvm::dyn_cast<BulkStoreOp>(op))
+        noteAsync(refOf(store.getSource()));
+      else if (auto load = llvm::dyn_cast<TmaLoadOp>(op))
+        noteAsync(refOf(load.getDest())); // written over: ordered after the threads' writes
+      for (const Ref &r : written(op))
+        writers_.push_back({op, r});
+    });
+  }
+
+  void run() {
+    needs_.clear();
+    before_.clear();
+    block(kernel_->getRegion(0).front(), State());
+  }
+
+  /// The first op, in program order, that needs something; null if none.
+  Operation *firstNeed(Need &need) const {
+    Operation *first = nullptr;
+    kernel_->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      auto it = needs_.find(op);
+      if (it == needs_.end() || it->second.empty())
+        return WalkResult::advance();
+      first = op;
+      need = it->second;
+      return WalkResult::interrupt();
+    });
+    return first;
+  }
+
+  /// Where a wait for `commits` needed at `op` goes: out of the ifs and
+  /// loops that do not start them, not out of a role.
+  Operation *hoist(Operation *op, ArrayRef<Operation *> commits) const {
+    for (;;) {
+      Operation *parent = op->getParentOp();
+      if (!parent || llvm::isa<KernelOp>(parent) || parent == split_)
+        return op;
+      if (!llvm::isa<IfOp, ForOp, WhileOp>(parent))
+        return op;
+      if (llvm::any_of(commits, [&](Operation *c) { return parent->isAncestor(c); }))
+        return op;
+      op = parent;
+    }
+  }
+
+  /// The wait_group count that covers `commits` before `op`.
+  int64_t pendingAt(Operation *op, ArrayRef<Operation *> commits) const {
+    auto it = before_.find(op);
+    int n = kMaxAfter;
+    bool found = false;
+    if (it != before_.end())
+      for (auto &[k, after] : it->second.wgmma)
+        if (llvm::is_contained(commits, k.first)) {
+          n = std::min(n, after);
+          found = true;
+        }
+    return found ? n : 0;
+  }
+
+private:
+  /// Tiles the async proxy reads or writes somewhere in the kernel (where
+  /// the threads' writes to them need a proxy fence).
+  void noteAsync(const Ref &r) {
+    if (!r.root)
+      anyAsync_ = true;
+    else
+      async_.insert(r.root);
+  }
+  bool asyncTouched(const Ref &r) const {
+    if (anyAsync_)
+      return true;
+    if (!r.root)
+      return !async_.empty();
+    return async_.count(r.root);
+  }
+
+  /// The shared tiles `op` itself writes.
+  static SmallVector<Ref> written(Operation *op) {
+    if (auto store = llvm::dyn_cast<SharedStoreOp>(op))
+      return {refOf(store.getTile())};
+    if (auto atomic = llvm::dyn_cast<SharedAtomicOp>(op))
+      return {refOf(atomic.getTile())};
+    if (auto load = llvm::dyn_cast<TmaLoadOp>(op))
+      return {refOf(load.getDest())};
+    if (op->getNumRegions() ||
+        llvm::isa<SharedLoadOp, StageOp, WgmmaDescOp, BulkStoreOp, MBarrierArriveOp>(op))
+      return {};
+    SmallVector<Ref> refs;
+    bool writes = true;
+    if (auto effects = llvm::dyn_cast<MemoryEffectOpInterface>(op))
+      writes = effects.hasEffect<MemoryEffects::Write>();
+    if (writes)
+      for (Value v : op->getOperands())
+        if (llvm::isa<SharedType>(v.getType()))
+          refs.push_back(refOf(v));
+    return refs;
+  }
+
+  /// Whether this thread passes a generic-proxy write to the async proxy.
+  static bool generic(Operation *op) { return !llvm::isa<TmaLoadOp>(op); }
+
+  /// The role holding `op`: the producer or compute region of a
+  /// warp-specialised kernel, or null (every thread).
+  Region *roleOf(Operation *op) const {
+    if (!split_)
+      return nullptr;
+    for (; op; op = op->getParentOp())
+      if (op->getParentOp() == split_)
+        return op->getParentRegion();
+    return nullptr;
+  }
+
+  /// Whether `w` may run after `at` in one run of the kernel.
+  static bool mayFollow(Operation *w, Operation *at) {
+    for (Operation *p = at->getParentOp(); p && !llvm::isa<KernelOp>(p); p = p->getParentOp())
+      if (!llvm::isa<IfOp>(p) && p->isAncestor(w))
+        return true;
+    for (Operation *a = at; a && !llvm::isa<KernelOp>(a); a = a->getParentOp()) {
+      Operation *wa = a->getBlock()->findAncestorOpInBlock(*w);
+      if (!wa)
+        continue;
+      return wa == a || a->isBeforeInBlock(wa);
+    }
+    return true;
+  }
+
+  void conflicts(const State &s, const Ref &r, Need &need) const {
+    for (auto &[k, after] : s.wgmma)
+      if (mayAlias(k.second, r))
+        need.commits.insert(k.first);
+    for (const Ref &b : s.bulk)
+      if (mayAlias(b, r))
+        need.bulkWait = true;
+  }
+
+  /// Whether `s` holds a tile written by threads that the async proxy may
+  /// touch (one of `among`, or any).
+  bool dirty(const State &s, ArrayRef<Ref> among = {}) const {
+    for (const Ref &d : s.dirty) {
+      if (among.empty() ? asyncTouched(d)
+                        : llvm::any_of(among, [&](const Ref &r) { return mayAlias(d, r); }))
+        return true;
+    }
+    return false;
+  }
+
+  /// Hazards at a barrier `op`: groups reading tiles a thread of its role
+  /// may write after it.
+  void barrierConflicts(Operation *op, const State &s, Need &need) const {
+    Region *role = roleOf(op);
+    for (auto &[w, r] : writers_) {
+      if (role && roleOf(w) && roleOf(w) != role)
+        continue;
+      if (!mayFollow(w, op))
+        continue;
+      for (auto &[k, after] : s.wgmma)
+        if (mayAlias(k.second, r, /*sameIndices=*/false))
+          need.commits.insert(k.first);
+      for (const Ref &b : s.bulk)
+        if (mayAlias(b, r, false))
+          need.bulkWait = true;
+    }
+  }
+
+  State block(Block &b, State s) {
+    for (Operation &op : b)
+      s = transfer(&op, std::move(s));
+    return s;
+  }
+
+  State transfer(Operation *op, State s) {
+    before_[op] = s;
+    Need need;
+    if (auto wgmma = llvm::dyn_cast<WgmmaOp>(op)) {
+      for (Value d : {wgmma.getDescA(), wgmma.getDescB()}) {
+        auto desc = d.getDefiningOp<WgmmaDescOp>();
+        s.open.insert(desc ? refOf(desc.getTile()) : Ref());
+      }
+    } else if (llvm::isa<WgmmaCommitOp>(op)) {
+      for (auto &[k, after] : s.wgmma)
+        after = std::min(after + 1, kMaxAfter);
+      for (const Ref &r : s.open) {
+        auto [it, added] = s.wgmma.emplace(std::make_pair(op, r), 0);
+        if (!added)
+          it->second = 0;
+      }
+      s.open.clear();
+    } else if (auto wait = llvm::dyn_cast<WgmmaWaitOp>(op)) {
+      for (auto it = s.wgmma.begin(); it != s.wgmma.end();)
+        it = it->second >= wait.getPending() ? s.wgmma.erase(it) : std::next(it);
+    } else if (llvm::isa<WgmmaFenceOp>(op)) {
+      SmallVector<Ref> reads;
+      for (Operation *n = op->getNextNode(); n && !llvm::isa<WgmmaCommitOp>(n);
+           n = n->getNextNode())
+        if (auto desc = llvm::dyn_cast<WgmmaDescOp>(n))
+          reads.push_back(refOf(desc.getTile()));
+        else if (auto mma = llvm::dyn_cast<WgmmaOp>(n))
+          for (Value d : {mma.getDescA(), mma.getDescB()})
+            if (auto desc = d.getDefiningOp<WgmmaDescOp>())
+              reads.push_back(refOf(desc.getTile()));
+      need.fence = !reads.empty() && dirty(s, reads);
+    } else if (auto store = llvm::dyn_cast<BulkStoreOp>(op)) {
+      Ref source = refOf(store.getSource());
+      need.fence = dirty(s, {source});
+      s.bulk.insert(source);
+    } else if (llvm::isa<BulkWaitReadOp>(op)) {
+      s.bulk.clear();
+    } else if (llvm::isa<FenceProxyAsyncOp>(op)) {
+      s.dirty.clear();
+    } else if (auto arrive = llvm::dyn_cast<MBarrierArriveOp>(op)) {
+      for (Value t : arrive.getReleases())
+        conflicts(s, refOf(t), need);
+      need.fence = dirty(s);
+    } else if (llvm::isa<MBarrierExpectTxOp>(op)) {
+      need.fence = dirty(s);
+    } else if (llvm::isa<BarrierOp, NamedBarrierOp>(op)) {
+      need.fence = dirty(s);
+      barrierConflicts(op, s, need);
+    } else if (llvm::isa<ReturnOp>(op)) {
+      for (auto &[k, after] : s.wgmma)
+        need.commits.insert(k.first);
+      need.bulkWait = !s.bulk.empty();
+    } else if (auto loop = llvm::dyn_cast<ForOp>(op)) {
+      s = forLoop(loop, std::move(s));
+    } else if (auto branch = llvm::dyn_cast<IfOp>(op)) {
+      s = ifElse(branch, std::move(s));
+    } else if (op->getNumRegions()) {
+      s = anyLoop(op, std::move(s));
+    } else {
+      for (const Ref &r : written(op)) {
+        conflicts(s, r, need);
+        if (generic(op) && asyncTouched(r))
+          s.dirty.insert(r);
+      }
+    }
+    if (need.empty())
+      needs_.erase(op);
+    else
+      needs_[op] = need;
+    return s;
+  }
+
+  /// `r` as seen past an edge out of (or around) `inside`, which passes
+  /// `yielded` on as `to` (a loop's inits or yields as its iteration
+  /// arguments or results, an if's yields as its results): an index defined
+  /// in `inside` becomes the values it is passed as, or any stage; one
+  /// defined before stays, and is also each value it is passed as.
+  static SmallVector<Ref> carry(const Ref &r, Operation *inside, ValueRange yielded,
+                                ValueRange to) {
+    if (!r.root || r.anyStage || r.isConstant)
+      return {r};
+    SmallVector<Ref> out;
+    // Defined in `inside` (its regions' arguments too) or before it.
+    Value stage = r.stage;
+    if (!inside->isAncestor(stage.getParentRegion()->getParentOp()))
+      out.push_back(r);
+    for (auto [y, t] : llvm::zip(yielded, to))
+      if (stripCasts(y) == r.stage) {
+        Ref n = r;
+        n.stage = t;
+        out.push_back(n);
+      }
+    if (out.empty()) {
+      Ref any = r;
+      any.anyStage = true;
+      any.stage = Value();
+      out.push_back(any);
+    }
+    return out;
+  }
+
+  State forLoop(ForOp loop, State in) {
+    Block &body = loop.getBody().front();
+    auto yield = llvm::cast<YieldOp>(body.getTerminator());
+    ValueRange inits = loop.getInitArgs();
+    State header = in.renamed(
+        [&](const Ref &r) { return carry(r, loop, inits, loop.getRegionIterArgs()); });
+    State end;
+    for (int round = 0;; ++round) {
+      end = block(body, header);
+      State next = header;
+      next.join(end.renamed([&](const Ref &r) {
+        return carry(r, loop, yield.getValues(), loop.getRegionIterArgs());
+      }));
+      if (next == header)
+        break;
+      header = std::move(next);
+    }
+    State out =
+        in.renamed([&](const Ref &r) { return carry(r, loop, inits, loop.getResults()); });
+    out.join(end.renamed(
+        [&](const Ref &r) { return carry(r, loop, yield.getValues(), loop.getResults()); }));
+    return out;
+  }
+
+  State ifElse(IfOp branch, State in) {
+    auto leave = [&](Region &region, const State &start) {
+      if (region.empty())
+        return start;
+      Block &b = region.front();
+      State end = block(b, start);
+      auto yield = llvm::cast<YieldOp>(b.getTerminator());
+      return end.renamed([&](const Ref &r) {
+        return carry(r, branch, yield.getValues(), branch.getResults());
+      });
+    };
+    State out = leave(branch.getThenRegion(), in);
+    out.join(leave(branch.getElseRegion(), in));
+    return out;
+  }
+
+  /// A loop whose regions run in turn, carrying nothing but memory (a
+  /// tile.while).
+  State anyLoop(Operation *op, State in) {
+    State header = in, end;
+    for (;;) {
+      end = header;
+      for (Region &region : op->getRegions())
+        for (Block &b : region)
+          end = block(b, end);
+      State next = header;
+      next.join(end.renamed([&](const Ref &r) { return carry(r, op, {}, {}); }));
+      if (next == header)
+        break;
+      header = std::move(next);
+    }
+    // Leaving from the condition (the first region) after any iteration.
+    State out = header;
+    if (op->getNumRegions())
+      for (Block &b : op->getRegion(0))
+        out = block(b, out);
+    return out.renamed([&](const Ref &r) { return carry(r, op, {}, {}); });
+  }
+
+  Operation *kernel_;
+  Operation *split_ = nullptr; // a warp-specialised kernel's producer / compute if
+  std::set<Operation *> async_; // allocations the async proxy touches
+  bool anyAsync_ = false;        // ... or a tile of unknown allocation
+  SmallVector<std::pair<Operation *, Ref>> writers_;
+  llvm::DenseMap<Operation *, Need> needs_;
+  llvm::DenseMap<Operation *, State> before_;
+};
+
+/// Bounds the rounds: each round puts one op, and a kernel needs a few.
+constexpr int kMaxRounds = 1000;
+
+LogicalResult order(KernelOp kernel) {
+  Analysis a(kernel);
+  for (int round = 0; round < kMaxRounds; ++round) {
+    a.run();
+    Need need;
+    Operation *op = a.firstNeed(need);
+    if (!op)
+      return success();
+    Location loc = op->getLoc();
+    if (need.fence) {
+      OpBuilder b(op);
+      FenceProxyAsyncOp::create(b, loc);
+      continue;
+    }
+    if (need.bulkWait) {
+      OpBuilder b(op);
+      BulkWaitReadOp::create(b, loc);
+      continue;
+    }
+    SmallVector<Operation *> commits(need.commits.begin(), need.commits.end());
+    Operation *at = a.hoist(op, commits);
+    OpBuilder b(at);
+    WgmmaWaitOp::create(b, loc, a.pendingAt(at, commits));
+  }
+  return kernel.emitOpError("could not order its shared tiles against the async proxy in ")
+         << kMaxRounds << " rounds";
+}
+
+struct OrderAsync : minitile::tile::impl::TileOrderAsyncBase<OrderAsync> {
+  void runOnOperation() override {
+    for (auto kernel : getOperation().getOps<KernelOp>())
+      if (failed(order(kernel)))
+        return signalPassFailure();
+  }
+};
+
+} // namespace
