@@ -834,7 +834,7 @@ void benchSoftmax(double copyRate) {
 
 } // namespace
 
-/// minitile-bench [clean|indexer|topk|gemm|softmax|all|energy] [S ...]: which kernels,
+/// minitile-bench [clean|indexer|shapes|topk|gemm|softmax|all|energy] [S ...]: which kernels,
 /// and for the indexer which sequence lengths (S_kv = S / 4); all of them (not
 /// energy, which takes a minute) by default.
 int main(int argc, char **argv) {
