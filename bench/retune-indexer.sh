@@ -9,7 +9,8 @@
 # Points that spill registers are left out; the runner checks every point
 # against the others, times them in turn and writes a table.
 #
-#   bench/retune-indexer.sh [BUILD_DIR] [OUT_DIR]     (here; a few minutes)
+#   bench/retune-indexer.sh [BUILD_DIR] [OUT_DIR]     (here: 32 points, 12 left out
+#                                                     for spilling, 14 kernels; ~1 min)
 #   TUNE_DIRS=OUT_DIR scripts/stage-gpu.sh
 #   on the GPU: GPU_RUN=tune .gpu/gpu-run.sh          (the table: .gpu/out/tuned-<OUT_DIR's name>.txt)
 #
