@@ -7,7 +7,7 @@
 #   bench/indexer-figures.sh            (about 3 minutes; SHAPES=1: 2 more)
 #
 # It prints the card, then:
-#   in turn  the tuned launcher (kernels/tuned/indexer_fwd.h200.txt) at
+#   in turn  the tuned launcher (kernels/tuned/indexer_fwd.h100.txt) at
 #            S = 4096, 16384, 65536 (S_kv = S / 4, causal) and S = S_kv =
 #            4096, each launch taking turns with cuBLAS's bf16 GEMM 8192^3,
 #            so both run at the clock the card's power leaves them; each

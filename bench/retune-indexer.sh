@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A tune runner for the space the shape lines of
-# kernels/tuned/indexer_fwd.h200.txt were picked from: persistent kernels
+# kernels/tuned/indexer_fwd.h100.txt were picked from: persistent kernels
 # with items claimed at run time, longest first, a gemm a part of each
 # item's queries (split) -- two or four queries an item, one or two queries
 # a part, two or three compute groups, four or six KV stages, the producer
