@@ -38,6 +38,8 @@ int fail(const std::string &message) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // An LLVM fatal error is one line and exit status 1 (docs/ROBUSTNESS.md).
+  minitile::files::installFatalErrorHandlers("minitile-opt");
   mlir::DialectRegistry registry;
   minitile::registerDialects(registry);
   minitile::registerPasses();

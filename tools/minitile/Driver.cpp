@@ -507,7 +507,9 @@ int run(int argc, char **argv) {
 } // namespace
 
 int cliMain(int argc, char **argv) {
-  // Nothing escapes as an abort: every exception is a one-line error.
+  // Nothing escapes as an abort: every exception is a one-line error, and
+  // so is an LLVM fatal error (docs/ROBUSTNESS.md lists them).
+  files::installFatalErrorHandlers("minitile");
   int status;
   try {
     status = run(argc, argv);

@@ -1,6 +1,7 @@
 //===- Files.cpp - bounded input, and outputs removed on a signal ---------===//
 #include "tools/minitile/Files.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 
@@ -123,8 +124,9 @@ void removeTree(const char *dir) {
   ::rmdir(dir);
 }
 
-void onSignal(int signal) {
-  int saved = errno;
+/// Ends the registered children and removes the registered paths, and what
+/// LLVM was asked to remove (llvm::sys::RemoveFileOnSignal).
+void removeOutputs() {
   // The compilers first, so that nothing is written after the removal.
   for (std::atomic<pid_t> &slot : children)
     if (pid_t child = slot.exchange(0)) {
@@ -141,8 +143,45 @@ void onSignal(int signal) {
           ::unlink(path);
       }
     }
-  // And what LLVM was asked to remove (llvm::sys::RemoveFileOnSignal).
   llvm::sys::RunInterruptHandlers();
+}
+
+const char *toolName = "minitile";
+
+void say(const char *text) {
+  for (size_t n = std::strlen(text); n;) {
+    ssize_t w = ::write(2, text, n);
+    if (w <= 0)
+      return;
+    text += w;
+    n -= size_t(w);
+  }
+}
+
+void onFatalError(void *, const char *reason, bool) {
+  say(toolName);
+  say(": error: internal error (LLVM): ");
+  // One line, whatever LLVM's reason holds.
+  for (const char *c = reason ? reason : ""; *c; ++c) {
+    char one[2] = {*c == '\n' ? ' ' : *c, 0};
+    say(one);
+  }
+  say("\n");
+  removeOutputs();
+  ::_exit(1);
+}
+
+void onBadAlloc(void *, const char *, bool) {
+  // Nothing that allocates.
+  say(toolName);
+  say(": error: out of memory\n");
+  removeOutputs();
+  ::_exit(1);
+}
+
+void onSignal(int signal) {
+  int saved = errno;
+  removeOutputs();
   // Then the signal's own end: its default action once this handler returns.
   struct sigaction action {};
   action.sa_handler = SIG_DFL;
@@ -211,6 +250,15 @@ void forgetChild(pid_t child) {
     if (child > 0 && slot.compare_exchange_strong(expected, 0))
       return;
   }
+}
+
+void installFatalErrorHandlers(const char *tool) {
+  static std::once_flag once;
+  std::call_once(once, [tool] {
+    toolName = tool;
+    llvm::install_fatal_error_handler(onFatalError);
+    llvm::install_bad_alloc_error_handler(onBadAlloc);
+  });
 }
 
 SignalsHeld::SignalsHeld() {

@@ -47,6 +47,15 @@ void keep(const std::string &path);
 void endOnSignal(pid_t child);
 void forgetChild(pid_t child);
 
+/// Makes LLVM's fatal errors -- report_fatal_error() and a failed
+/// allocation inside LLVM or MLIR -- one line on standard error, "TOOL:
+/// error: internal error (LLVM): REASON" or "TOOL: error: out of memory",
+/// and exit status 1, the outputs being written removed as on a signal,
+/// instead of "LLVM ERROR: ..." and an abort (status 134). The last line of
+/// defence: each known way to one is refused before it (docs/ROBUSTNESS.md).
+/// `tool` must live as long as the program.
+void installFatalErrorHandlers(const char *tool);
+
 /// Holds SIGINT, SIGTERM and SIGHUP back while it lives (a signal then
 /// arrives after it), for steps that must not be cut in two: a rename of
 /// an output into place and its keep().
