@@ -398,13 +398,15 @@ int nearestVariant(const double *tuned, const int *variant, int shapes, int size
 int64_t divide(int64_t a, int64_t b, const char *kernel) {
   if (b == 0)
     throw Error(std::string(kernel) + ": division by zero in the launcher");
+  if (a == INT64_MIN && b == -1) // undefined in C++
+    overflow(kernel, nullptr);
   return a / b;
 }
 
 int64_t remainder(int64_t a, int64_t b, const char *kernel) {
   if (b == 0)
     throw Error(std::string(kernel) + ": division by zero in the launcher");
-  return a % b;
+  return b == -1 ? 0 : a % b; // INT64_MIN % -1 is undefined in C++
 }
 
 int64_t ceilDivide(int64_t a, int64_t b, const char *kernel) {

@@ -157,7 +157,11 @@ private:
 Value operator+(Arg a, Arg b);
 Value operator-(Arg a, Arg b);
 Value operator*(Arg a, Arg b);
-/// Integer division truncates toward zero, as in C++.
+/// Integer division truncates toward zero, as in C++, and is defined for
+/// every divisor on the GPU (docs/MATH.md): x / 0 is -1 and x % 0 is x;
+/// MIN / -1 is MIN and MIN % -1 is 0 (ceildiv() likewise gives -1 for a
+/// zero divisor). A divisor that is a constant zero is an Error at the
+/// call's line. In a launcher's size arithmetic a zero divisor throws.
 Value operator/(Arg a, Arg b);
 Value operator%(Arg a, Arg b);
 Value operator-(Arg a);
