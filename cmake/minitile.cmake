@@ -151,6 +151,12 @@ function(minitile_add_kernel_library target)
   endif()
 
   string(JOIN " " params ${ARG_PARAMS})
+  # Every configuration a build compiles, for tools that want them all (the
+  # tile IR fuzzer's seeds: minitile's own CMakeLists.txt lists them).
+  if(NOT ARG_TUNED)
+    set_property(GLOBAL APPEND PROPERTY MINITILE_KERNEL_CONFIGURATIONS
+                 "${ARG_GENERATOR}|${ARG_KERNEL}|${ARG_ARCH}|${params}")
+  endif()
   if(ARG_TUNED)
     string(APPEND params " (tuned: ${ARG_TUNED})")
   endif()

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 namespace minitile {
 
@@ -77,11 +78,21 @@ ParamBase *Generator::param(const std::string &name) const {
   return nullptr;
 }
 
-ParamBase::ParamBase(const std::string &name, const std::string &help)
+ParamBase::ParamBase(const std::string &name, const std::string &help, const SourceLoc &loc)
     : name_(name), help_(help) {
   if (!constructing)
-    throw std::logic_error("minitile::Param '" + name +
-                           "' must be a member of a minitile::Generator");
+    throw Error(loc, "Param '" + name + "' must be a member of a minitile::Generator");
+  auto isAlpha = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  if (name.empty() || !isAlpha(name[0]) ||
+      !std::all_of(name.begin(), name.end(),
+                   [&](char c) { return isAlpha(c) || (c >= '0' && c <= '9'); }))
+    throw Error(loc, "Param name '" + name + "' is not letters, digits and '_' (not "
+                     "starting with a digit), which -p, --space and tune tables write "
+                     "as name=value");
+  if (constructing->param(name))
+    throw Error(loc, "two Params of the generator are named '" + name + "'");
   constructing->params_.push_back(this);
 }
 
@@ -123,6 +134,23 @@ template <> std::string Param<bool>::set(const std::string &text) {
 template <> std::string Param<bool>::value() const { return value_ ? "true" : "false"; }
 template <> std::string Param<bool>::domain() const { return "true|false"; }
 
+template <> void Param<int>::validate(const SourceLoc &loc) const {
+  std::string what = "Param '" + name() + "': ";
+  if (choices_.empty() && lo_ > hi_)
+    throw Error(loc, what + "its range " + domain() + " is empty");
+  if (!choices_.empty() && std::set<int>(choices_.begin(), choices_.end()).size() !=
+                               choices_.size())
+    throw Error(loc, what + "its choices " + domain() + " hold a value twice");
+  bool ok = choices_.empty() ? lo_ <= value_ && value_ <= hi_
+                             : std::find(choices_.begin(), choices_.end(), value_) !=
+                                   choices_.end();
+  if (!ok)
+    throw Error(loc, what + "its default " + std::to_string(value_) + " is not in " +
+                         domain() + ", which -p takes");
+}
+
+template <> void Param<bool>::validate(const SourceLoc &) const {}
+
 //===----------------------------------------------------------------------===//
 // Registry
 //===----------------------------------------------------------------------===//
@@ -133,21 +161,29 @@ Registry &Registry::global() {
 }
 
 void Registry::add(GeneratorInfo info) {
-  if (find(info.name))
-    duplicates_.push_back(std::move(info));
+  if (find(info.name) || !cppNameProblem(info.name).empty())
+    refused_.push_back(std::move(info));
   else
     generators_.push_back(std::move(info));
 }
 
-std::string Registry::duplicates() const {
-  if (duplicates_.empty())
+std::string Registry::problems() const {
+  if (refused_.empty())
     return "";
-  const GeneratorInfo &second = duplicates_.front();
-  return "two kernels are named '" + second.name + "' (registered in " +
-         find(second.name)->file + " and in " + second.file + ")";
+  const GeneratorInfo &refused = refused_.front();
+  if (const GeneratorInfo *first = find(refused.name))
+    return "two kernels are named '" + refused.name + "' (registered in " + first->file +
+           " and in " + refused.file + ")";
+  return format(refused.file, refused.line,
+                "kernel name '" + refused.name + "' " + cppNameProblem(refused.name) +
+                    ": it names the kernel's launcher and its PTX entry");
 }
 
-bool isCppIdentifier(const std::string &name) {
+namespace {
+#include "LauncherMacros.inc" // generated: kLauncherMacros
+} // namespace
+
+std::string cppNameProblem(const std::string &name) {
   static const char *const keywords[] = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool",
       "break", "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class",
@@ -166,10 +202,20 @@ bool isCppIdentifier(const std::string &name) {
   };
   if (name.empty() || !isAlpha(name[0]) ||
       !std::all_of(name.begin(), name.end(),
-                   [&](char c) { return isAlpha(c) || (c >= '0' && c <= '9'); }))
-    return false;
-  return std::find(std::begin(keywords), std::end(keywords), name) == std::end(keywords);
+                   [&](char c) { return isAlpha(c) || (c >= '0' && c <= '9'); }) ||
+      std::find(std::begin(keywords), std::end(keywords), name) != std::end(keywords))
+    return "is not a C++ identifier (or is a keyword)";
+  if (name.find("__") != std::string::npos ||
+      (name[0] == '_' && name.size() > 1 && name[1] >= 'A' && name[1] <= 'Z'))
+    return "is reserved to the C++ implementation (it begins with '_' and a capital "
+           "letter, or holds '__')";
+  if (std::binary_search(std::begin(kLauncherMacros), std::end(kLauncherMacros), name,
+                         [](const std::string &a, const std::string &b) { return a < b; }))
+    return "is a macro of the headers a launcher includes (cuda.h, the C++ library)";
+  return "";
 }
+
+bool isCppIdentifier(const std::string &name) { return cppNameProblem(name).empty(); }
 
 const GeneratorInfo *Registry::find(const std::string &name) const {
   for (const GeneratorInfo &g : generators_)

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/Verifier.h"
 
 #include <atomic>
@@ -84,10 +85,10 @@ mlir::Type KernelState::type(DType t) const {
 
 mlir::Value KernelState::addArgument(const std::string &name, mlir::Type type,
                                      const SourceLoc &l, bool isSize) {
-  if (!isCppIdentifier(name) || name == "stream")
-    throw Error(l, "argument name '" + name +
-                       "' is not a C++ identifier, or is a keyword or 'stream' "
-                       "(the launcher uses it)");
+  std::string why = name == "stream" ? "is the launcher's own (its CUDA stream)"
+                                      : cppNameProblem(name);
+  if (!why.empty())
+    throw Error(l, "argument name '" + name + "' " + why);
   for (auto &[v, existing] : argNames)
     if (existing == name)
       throw Error(l, "two arguments are named '" + name + "'");
@@ -545,6 +546,14 @@ int Kernel::blockDim(int dim, SourceLoc loc) const {
   return (*k.block)[dim];
 }
 
+/// A count that is a negative constant is a mistake at its line (one
+/// computed at run time is refused by the launch, which names that line).
+static void refuseNegative(mlir::Value v, const std::string &what, const SourceLoc &loc) {
+  llvm::APInt c;
+  if (mlir::matchPattern(v, mlir::m_ConstantInt(&c)) && c.isNegative())
+    throw Error(loc, what + " negative (" + std::to_string(c.getSExtValue()) + ")");
+}
+
 void Kernel::grid(Arg x, Arg y, Arg z) {
   KernelState &k = checked(id_, x.loc());
   if (k.grid)
@@ -553,6 +562,7 @@ void Kernel::grid(Arg x, Arg y, Arg z) {
   const Arg *args[] = {&x, &y, &z};
   for (int d = 0; d < 3; ++d) {
     mlir::Value v = indexValue(k, *args[d], "the grid");
+    refuseNegative(v, "grid(): dimension " + std::to_string(d) + " is", args[d]->loc());
     g[d] = k.toHost(v, args[d]->loc(), "the grid");
   }
   k.grid = g;
@@ -569,6 +579,7 @@ void Kernel::persistent(Arg items, const std::function<void(Value)> &body,
                                  std::to_string(options.blocksPerSM));
   mlir::Location loc = k.loc(items.loc());
   mlir::Value n = indexValue(k, items, "persistent()'s item count");
+  refuseNegative(n, "persistent(): the item count is", items.loc());
   mlir::Value hostItems = k.toHost(n, items.loc(), "persistent()'s item count");
   mlir::Value sms = tile::MultiprocessorCountOp::create(k.hostB, loc);
   mlir::Value most = mlir::arith::MulIOp::create(

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -260,6 +261,14 @@ std::pair<mlir::Value, mlir::Value> unify(KernelState &k, const Arg &a,
 
 using namespace mlir::arith;
 
+/// An integer division or remainder by a constant zero is a mistake, not
+/// the -1 or x the GPU code defines for a zero divisor at run time
+/// (ConvertTileToLLVM.cpp): an Error at the divisor's line.
+void refuseZeroDivisor(mlir::Value divisor, const char *what, const SourceLoc &loc) {
+  if (mlir::matchPattern(divisor, mlir::m_Zero()))
+    throw Error(loc, std::string(what) + " by a constant zero");
+}
+
 Value arith2(const Arg &a, const Arg &b, const char *what, Kind kind,
              const std::function<mlir::Value(KernelState &, mlir::Location,
                                              mlir::Value, mlir::Value, bool)> &make) {
@@ -339,24 +348,26 @@ Value operator*(Arg a, Arg b) {
 
 Value operator/(Arg a, Arg b) {
   return arith2(a, b, "'/'", Kind::number,
-                [](KernelState &k, mlir::Location loc, mlir::Value x,
-                   mlir::Value y, bool fl) -> mlir::Value {
+                [&b](KernelState &k, mlir::Location loc, mlir::Value x,
+                     mlir::Value y, bool fl) -> mlir::Value {
                   // Under fastMath the GPU's approximate division (afn:
                   // div.approx.f32, 2 ulp; see "Math functions" in dsl.h).
                   if (fl)
                     return DivFOp::create(k.b, loc, x, y,
                                           k.fastMath ? mlir::arith::FastMathFlags::afn
                                                      : mlir::arith::FastMathFlags::none);
+                  refuseZeroDivisor(y, "division", b.loc());
                   return DivSIOp::create(k.b, loc, x, y);
                 });
 }
 
 Value operator%(Arg a, Arg b) {
   return arith2(a, b, "'%'", Kind::number,
-                [](KernelState &k, mlir::Location loc, mlir::Value x,
-                   mlir::Value y, bool fl) -> mlir::Value {
+                [&b](KernelState &k, mlir::Location loc, mlir::Value x,
+                     mlir::Value y, bool fl) -> mlir::Value {
                   if (fl)
                     return RemFOp::create(k.b, loc, x, y);
+                  refuseZeroDivisor(y, "remainder", b.loc());
                   return RemSIOp::create(k.b, loc, x, y);
                 });
 }
@@ -507,8 +518,9 @@ Value clamp(Arg v, Arg lo, Arg hi) {
 
 Value ceildiv(Arg a, Arg b) {
   return arith2(a, b, "ceildiv()", Kind::integer,
-                [](KernelState &k, mlir::Location loc, mlir::Value x,
-                   mlir::Value y, bool) -> mlir::Value {
+                [&b](KernelState &k, mlir::Location loc, mlir::Value x,
+                     mlir::Value y, bool) -> mlir::Value {
+                  refuseZeroDivisor(y, "ceildiv()", b.loc());
                   return CeilDivSIOp::create(k.b, loc, x, y);
                 });
 }

@@ -127,6 +127,10 @@ template <bool Batched> struct IndexerFwd : Generator {
                   "reload_weights=true and continuous=true do not go together: a continuous "
                   "stream crosses items mid-round and switches the weights it holds in "
                   "registers there; choose one");
+    if (bool(continuous) && !bool(persistent))
+      throw Error(SourceLoc::current(),
+                  "continuous=true runs a persistent kernel's KV tiles as one stream across "
+                  "its items: give persistent=true too");
     if (bool(dynamic) && !bool(persistent))
       throw Error(SourceLoc::current(),
                   "dynamic=true hands a persistent kernel's query blocks out at run time: "

@@ -32,6 +32,7 @@
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -511,6 +512,65 @@ LogicalResult checkLowerable(ModuleOp module, const TypeConverter &converter) {
   return success(ok);
 }
 
+/// Integer division made defined for every operand: LLVM's sdiv, udiv,
+/// srem and urem are undefined behaviour on a zero divisor (and sdiv/srem
+/// on MIN / -1), which lets LLVM delete the code around them -- a kernel
+/// dividing by a zero became a bare `ret`. Here, as on RISC-V:
+///   x / 0 = -1 (all ones)   x % 0 = x   ceildiv(x, 0) = floordiv(x, 0) = -1
+///   MIN / -1 = MIN          MIN % -1 = 0 (the division by 1 it wraps to)
+/// A divisor that is a constant other than 0 and -1 needs no guard and gets
+/// none; the DSL refuses a constant zero at the user's line.
+void guardIntegerDivisions(ModuleOp module) {
+  SmallVector<Operation *> divisions;
+  module.walk([&](Operation *op) {
+    if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
+      divisions.push_back(op);
+  });
+  for (Operation *op : divisions) {
+    Value x = op->getOperand(0), y = op->getOperand(1);
+    Type type = y.getType();
+    Type element = getElementTypeOrSelf(type);
+    if (!element.isIntOrIndex())
+      continue;
+    const bool isSigned = isa<arith::DivSIOp, arith::RemSIOp, arith::CeilDivSIOp,
+                              arith::FloorDivSIOp>(op);
+    APInt divisor;
+    bool constant = matchPattern(y, m_ConstantInt(&divisor));
+    if (constant && !divisor.isZero() && !(isSigned && divisor.isAllOnes()))
+      continue;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto splat = [&](Type t, const APInt &v) -> Value {
+      TypedAttr attr;
+      if (auto shaped = dyn_cast<ShapedType>(t))
+        attr = DenseElementsAttr::get(shaped, b.getIntegerAttr(getElementTypeOrSelf(t), v));
+      else
+        attr = b.getIntegerAttr(t, v);
+      return arith::ConstantOp::create(b, loc, t, attr);
+    };
+    unsigned bits = element.isIndex() ? 64 : element.getIntOrFloatBitWidth();
+    Value zero = splat(type, APInt(bits, 0)), one = splat(type, APInt(bits, 1)),
+          allOnes = splat(type, APInt::getAllOnes(bits));
+    Value byZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+    Value unsafe = byZero;
+    if (isSigned) {
+      Value min = splat(type, APInt::getSignedMinValue(bits));
+      Value isMin = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, min);
+      Value byMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, allOnes);
+      Value overflow = arith::AndIOp::create(b, loc, isMin, byMinusOne);
+      unsafe = arith::OrIOp::create(b, loc, byZero, overflow);
+    }
+    Value safe = arith::SelectOp::create(b, loc, unsafe, one, y);
+    op->setOperand(1, safe);
+    b.setInsertionPointAfter(op);
+    Value result = op->getResult(0);
+    const bool remainder = isa<arith::RemSIOp, arith::RemUIOp>(op);
+    auto chosen = arith::SelectOp::create(b, loc, byZero, remainder ? x : allOnes, result);
+    result.replaceAllUsesExcept(chosen, chosen);
+  }
+}
+
 struct ConvertTileToLLVM
     : minitile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
   using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
@@ -520,6 +580,7 @@ struct ConvertTileToLLVM
     MLIRContext *ctx = &getContext();
     for (auto host : llvm::make_early_inc_range(module.getOps<tile::HostOp>()))
       host.erase();
+    guardIntegerDivisions(module);
 
     LowerToLLVMOptions options(ctx);
     options.overrideIndexBitwidth(64);

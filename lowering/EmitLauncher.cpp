@@ -304,7 +304,8 @@ bool HostWriter::writeOp(Operation &op, tile::KernelOp kernel, std::string &erro
         ArrayRef<int32_t> block = kernel.getBlock();
         os_ << "  image" << variant_ << "().launch({" << gx << ", " << gy << ", " << gz << "}, {"
             << block[0] << ", " << block[1] << ", " << block[2] << "}, "
-            << kernel.getSmemBytes() << ", stream, params);\n";
+            << kernel.getSmemBytes() << ", stream, params, "
+            << cppStringLiteral(where(l.getLoc())) << ");\n";
         return true;
       })
       .Case([&](tile::ReturnOp) { return true; })

@@ -7,6 +7,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -25,17 +26,22 @@ std::string ptxasPath() {
 }
 
 namespace {
-/// A temporary file, removed when it goes out of scope.
+/// A temporary file, removed when it goes out of scope or a signal (SIGINT,
+/// SIGTERM, SIGHUP) ends the program.
 struct TempFile {
   llvm::SmallString<128> path;
   int fd = -1;
   std::error_code ec;
   explicit TempFile(const char *suffix) {
     ec = llvm::sys::fs::createTemporaryFile("minitile", suffix, fd, path);
+    if (!ec)
+      llvm::sys::RemoveFileOnSignal(path);
   }
   ~TempFile() {
-    if (!ec)
+    if (!ec) {
       llvm::sys::fs::remove(path);
+      llvm::sys::DontRemoveFileOnSignal(path);
+    }
   }
 };
 

@@ -4,7 +4,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <thread>
 #include <tuple>
@@ -230,13 +232,14 @@ CUfunction KernelImage::function() {
 }
 
 void KernelImage::launch(Dim3 grid, Dim3 block, unsigned smemBytes,
-                         CUstream stream, void **args) {
+                         CUstream stream, void **args, const char *at) {
   constexpr int64_t maxX = (int64_t(1) << 31) - 1, maxYZ = 65535;
   if (grid.x < 1 || grid.y < 1 || grid.z < 1 || grid.x > maxX || grid.y > maxYZ ||
       grid.z > maxYZ)
     throw Error(function_ + ": grid (" + std::to_string(grid.x) + ", " +
-                std::to_string(grid.y) + ", " + std::to_string(grid.z) +
-                ") is outside what CUDA launches");
+                std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")" +
+                (at && *at ? ", computed at " + std::string(at) + "," : std::string()) +
+                " is outside what CUDA launches");
   CUfunction fn = function();
   Driver &d = api();
   if (smemBytes > 48 * 1024) {
@@ -289,6 +292,37 @@ void checkPointer(const char *kernel, const char *name, const void *ptr,
     throw Error(where + " is not memory the GPU can reach (a host pointer from malloc, "
                         "new or the stack, or freed memory?): pass device memory");
   check(r, ("cuPointerGetAttribute(" + where + ")").c_str());
+  // The elements the sizes say must lie in the pointer's allocation, where
+  // the driver can say which that is (it cannot for every kind of memory).
+  if (!allocationChecks())
+    return;
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  const auto address = reinterpret_cast<CUdeviceptr>(ptr);
+  if (d.cuMemGetAddressRange(&base, &size, address) != CUDA_SUCCESS || address < base)
+    return;
+  const uint64_t needed = uint64_t(numel) * uint64_t(align), left = base + size - address;
+  if (needed > left)
+    throw Error(where + " needs " + std::to_string(needed) + " bytes (" + std::to_string(numel) +
+                " elements of " + std::to_string(align) + ") but its allocation holds " +
+                std::to_string(left) + " bytes from that pointer (a buffer smaller than the "
+                "sizes say?)");
+}
+
+namespace {
+std::atomic<int> checkingAllocations{-1}; // -1: not yet read from the environment
+} // namespace
+
+void setAllocationChecks(bool on) { checkingAllocations = on ? 1 : 0; }
+
+bool allocationChecks() {
+  int on = checkingAllocations.load(std::memory_order_relaxed);
+  if (on < 0) {
+    const char *env = std::getenv("MINITILE_ALLOCATION_CHECKS");
+    on = env && std::string(env) == "0" ? 0 : 1;
+    checkingAllocations = on;
+  }
+  return on != 0;
 }
 
 CUtensorMap tensorMap(const char *kernel, const char *tensor, const void *base,
@@ -364,13 +398,15 @@ int nearestVariant(const double *tuned, const int *variant, int shapes, int size
 int64_t divide(int64_t a, int64_t b, const char *kernel) {
   if (b == 0)
     throw Error(std::string(kernel) + ": division by zero in the launcher");
+  if (a == INT64_MIN && b == -1) // undefined in C++
+    overflow(kernel, nullptr);
   return a / b;
 }
 
 int64_t remainder(int64_t a, int64_t b, const char *kernel) {
   if (b == 0)
     throw Error(std::string(kernel) + ": division by zero in the launcher");
-  return a % b;
+  return b == -1 ? 0 : a % b; // INT64_MIN % -1 is undefined in C++
 }
 
 int64_t ceilDivide(int64_t a, int64_t b, const char *kernel) {

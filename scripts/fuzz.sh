@@ -2,7 +2,8 @@
 # Runs a fuzzer of a build configured with -DMINITILE_FUZZ=ON for a while and
 # says what it found.
 #   scripts/fuzz.sh BUILD_DIR SECONDS [ir|dsl] [extra libFuzzer flags...]
-# ir (the default): tile-ir-fuzzer, seeded with the lit inputs; dsl:
+# ir (the default): tile-ir-fuzzer, seeded with the lit inputs and the tile IR
+# of every kernel configuration the build compiles; dsl:
 # dsl-fuzzer, random DSL programs. The corpus grows in BUILD_DIR/fuzz/ (kept
 # between runs); a crash or a hang is written there and fails the run.
 set -euo pipefail
@@ -40,7 +41,10 @@ fi
 fuzzer=$build/tests/fuzz/tile-ir-fuzzer
 [ -x "$fuzzer" ] || { echo "fuzz: no $fuzzer (configure with -DMINITILE_FUZZ=ON)" >&2; exit 1; }
 
-# Seeds: every lit input, one file per `// -----` split.
+# Seeds: every lit input, one file per `// -----` split; and the tile IR of
+# every kernel configuration the build compiles (`minitile compile K -p ...
+# --emit tile`, as the DSL builds it: BUILD_DIR/kernel-configurations.txt,
+# written by CMakeLists.txt), whose generators must be built.
 seeds=$build/fuzz/seeds corpus=$build/fuzz/corpus
 rm -rf "$seeds" && mkdir -p "$seeds" "$corpus"
 for f in $(find tests/lit -name '*.mlir' | sort); do
@@ -48,6 +52,39 @@ for f in $(find tests/lit -name '*.mlir' | sort); do
     /^\/\/ -----/ { n++; next }
     { print > (out "." n) }' n=0 "$f"
 done
+configurations=$build/kernel-configurations.txt
+if [ ! -f "$configurations" ]; then
+  echo "fuzz: no $configurations (configure the build again)" >&2
+  exit 1
+fi
+generators=$(cut -f1 "$configurations" | sort -u)
+cmake --build "$build" --target $(for g in $generators; do basename "$g"; done) > /dev/null
+n=0 failed=0
+while IFS=$'\t' read -r generator kernel arch flags; do
+  n=$((n + 1))
+  # shellcheck disable=SC2086 # flags: -p name=value words
+  if ! "$generator" compile "$kernel" --arch "$arch" $flags --emit tile \
+       -o "$seeds/kernel-$n-$kernel.mlir" 2> "$build/fuzz/seed-error.log"; then
+    echo "fuzz: cannot make a seed of $(basename "$generator") $kernel$flags: $(cat "$build/fuzz/seed-error.log")" >&2
+    failed=1
+  fi
+done < <(sort -u "$configurations")
+[ "$failed" = 0 ] || exit 1
+# Kernels built the same way give the same IR: one seed each. The longest
+# input is the largest seed (a kernel's IR is 5 to 30 KB; libFuzzer would
+# cut longer seeds, which would then no longer parse), up to 64 KB: the few
+# kernels over it (topk fully unrolled, 700 KB) would slow every mutation.
+declare -A seen
+for f in "$seeds"/kernel-*; do
+  sum=$(md5sum < "$f")
+  if [ -n "${seen[$sum]:-}" ] || [ "$(stat -c %s "$f")" -gt 65536 ]; then
+    rm "$f"
+  else
+    seen[$sum]=1
+  fi
+done
+max_len=$(( $(find "$seeds" -type f -printf '%s\n' | sort -n | tail -1) ))
+[ "$max_len" -ge 16384 ] || max_len=16384
 
 # A dictionary of the dialect's words helps mutations stay parseable.
 dict=$build/fuzz/tile.dict
@@ -58,7 +95,7 @@ echo "fuzz: $fuzzer for ${seconds}s, $(ls "$seeds" | wc -l) seeds, corpus $corpu
 # -timeout: an input taking 10 s is a hang; -rss_limit_mb: 4 GB is a leak.
 set +e
 "$fuzzer" "$corpus" "$seeds" -dict="$dict" -max_total_time="$seconds" -timeout=10 \
-  -rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 \
+  -rss_limit_mb=4096 -max_len="$max_len" -print_final_stats=1 \
   -artifact_prefix="$build/fuzz/" "$@" 2>&1 | tee "$build/fuzz/last-run.log" |
   grep -E '^(#[0-9]+\s+(INITED|DONE)|stat::|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written|tile-ir-fuzzer:|INFO: fuzzed for)'
 status=${PIPESTATUS[0]}

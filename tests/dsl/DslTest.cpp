@@ -506,6 +506,56 @@ TEST(DslMisuse, GridFromADeviceValue) {
   });
 }
 
+TEST(DslMisuse, DivisionByAConstantZero) {
+  unsigned line = 0;
+  expectDslError(line, "division by a constant zero", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    line = __LINE__ + 1;
+    (void)(n / 0);
+  });
+  expectDslError(line, "remainder by a constant zero", [&](Kernel &k) {
+    Value n = k.size("n");
+    launch(k, n);
+    line = __LINE__ + 1;
+    (void)(n % 0);
+  });
+  expectDslError(line, "ceildiv() by a constant zero", [&](Kernel &k) {
+    Value n = k.size("n");
+    k.threads(128);
+    line = __LINE__ + 1;
+    k.grid(ceildiv(n, 0));
+  });
+  // A float divided by zero is IEEE's business (inf or NaN), and an integer
+  // divided by a value that is zero only at run time is defined there.
+  EXPECT_NO_THROW(build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    x(0) = x(0) / 0.0;
+    x(1) = cast(n / (n - n), DType::f32);
+  }));
+}
+
+TEST(DslMisuse, NegativeCounts) {
+  unsigned line = 0;
+  expectDslError(line, "grid(): dimension 0 is negative (-1)", [&](Kernel &k) {
+    k.threads(32);
+    line = __LINE__ + 1;
+    k.grid(-1);
+  });
+  expectDslError(line, "grid(): dimension 2 is negative (-3)", [&](Kernel &k) {
+    k.threads(32);
+    line = __LINE__ + 1;
+    k.grid(1, 1, -3);
+  });
+  expectDslError(line, "persistent(): the item count is negative (-5)", [&](Kernel &k) {
+    k.threads(32);
+    line = __LINE__ + 1;
+    k.persistent(-5, [&](Value) {});
+  });
+}
+
 TEST(DslMisuse, ParallelInsideParallel) {
   unsigned line = 0;
   expectDslError(line, "parallel() inside another parallel()", [&](Kernel &k) {
@@ -638,6 +688,68 @@ TEST(GeneratorParams, ParseAndValidate) {
   EXPECT_EQ(g.param("fused")->set("false"), "");
   EXPECT_FALSE(g.fused.get());
   EXPECT_EQ(g.param("nope"), nullptr);
+}
+
+// Ill-declared Params: each an Error at its declaration's line, where -p
+// with the same value would be refused or the name could not be written.
+// (GCC places a member's default arguments at the class's line, where its
+// implicit constructor is; clang at the member's. Each struct is one line.)
+namespace {
+// clang-format off
+struct DefaultOutsideRange : Generator { Param<int> stages{"stages", 20, 2, 12, "out of its own range"}; static constexpr unsigned kLine = __LINE__;
+  void generate(Kernel &) override {}
+};
+struct DefaultOutsideChoices : Generator { Param<int> heads{"heads", 48, {8, 16, 32}, "not a choice"}; static constexpr unsigned kLine = __LINE__;
+  void generate(Kernel &) override {}
+};
+struct DefaultOutsideImplicitRange : Generator { Param<int> n{"n", 0, "the implicit range is 1..2^30"}; static constexpr unsigned kLine = __LINE__;
+  void generate(Kernel &) override {}
+};
+struct EmptyChoices : Generator { Param<int> heads{"heads", 8, {}, "no choice at all"}; static constexpr unsigned kLine = __LINE__;
+  void generate(Kernel &) override {}
+};
+struct EmptyRange : Generator { Param<int> stages{"stages", 10, 10, 1, "10..1"}; static constexpr unsigned kLine = __LINE__;
+  void generate(Kernel &) override {}
+};
+struct RepeatedChoice : Generator { Param<int> heads{"heads", 8, {8, 16, 8}, "8 twice"}; static constexpr unsigned kLine = __LINE__;
+  void generate(Kernel &) override {}
+};
+struct TwoOfOneName : Generator { Param<int> a{"stages", 4, 2, 12, ""}; Param<bool> b{"stages", false, ""}; static constexpr unsigned kLine = __LINE__;
+  void generate(Kernel &) override {}
+};
+template <int Which> struct BadName : Generator { Param<bool> p{kNames[Which], false, "a name -p cannot write"}; static constexpr unsigned kLine = __LINE__;
+  static constexpr const char *kNames[] = {"", "two words", "a=b", "9lives", "-p"};
+  void generate(Kernel &) override {}
+};
+// clang-format on
+
+/// Expects constructing G to throw an Error at G::kLine of this file whose
+/// message holds `text`.
+template <class G> void expectParamError(const std::string &text) {
+  try {
+    G g;
+    ADD_FAILURE() << "no Error for " << text;
+  } catch (const Error &e) {
+    EXPECT_EQ(e.file(), __FILE__);
+    EXPECT_EQ(e.line(), G::kLine) << e.what();
+    EXPECT_NE(e.message().find(text), std::string::npos) << e.what();
+  }
+}
+} // namespace
+
+TEST(GeneratorParams, IllDeclaredParamsAreErrorsAtTheirLine) {
+  expectParamError<DefaultOutsideRange>("Param 'stages': its default 20 is not in 2..12");
+  expectParamError<DefaultOutsideChoices>("Param 'heads': its default 48 is not in 8|16|32");
+  expectParamError<DefaultOutsideImplicitRange>("Param 'n': its default 0 is not in 1..");
+  expectParamError<EmptyChoices>("Param 'heads': its choices {} are empty");
+  expectParamError<EmptyRange>("Param 'stages': its range 10..1 is empty");
+  expectParamError<RepeatedChoice>("Param 'heads': its choices 8|16|8 hold a value twice");
+  expectParamError<TwoOfOneName>("two Params of the generator are named 'stages'");
+  expectParamError<BadName<0>>("Param name '' is not letters, digits and '_'");
+  expectParamError<BadName<1>>("Param name 'two words' is not letters");
+  expectParamError<BadName<2>>("Param name 'a=b' is not letters");
+  expectParamError<BadName<3>>("Param name '9lives' is not letters");
+  expectParamError<BadName<4>>("Param name '-p' is not letters");
 }
 
 //===----------------------------------------------------------------------===//
@@ -1023,7 +1135,7 @@ TEST(DslAbsurdFragments, TooManyStages) {
 
 TEST(DslMisuse, ArgumentNameThatIsAKeyword) {
   unsigned line = 0;
-  expectDslError(line, "argument name 'class' is not a C++ identifier, or is a keyword",
+  expectDslError(line, "argument name 'class' is not a C++ identifier (or is a keyword)",
                  [&](Kernel &k) {
                    line = __LINE__ + 1;
                    k.size("class");
@@ -1033,14 +1145,41 @@ TEST(DslMisuse, ArgumentNameThatIsAKeyword) {
 TEST(Registry, DuplicateNamesAreReportedNotThrown) {
   Registry r;
   auto make = [] { return std::unique_ptr<Generator>(); };
-  EXPECT_EQ(r.duplicates(), "");
+  EXPECT_EQ(r.problems(), "");
   r.add({"k", "first", "a.cpp", make});
   r.add({"other", "", "b.cpp", make});
-  EXPECT_EQ(r.duplicates(), "");
+  EXPECT_EQ(r.problems(), "");
   EXPECT_NO_THROW(r.add({"k", "second", "c.cpp", make}));
-  EXPECT_EQ(r.duplicates(), "two kernels are named 'k' (registered in a.cpp and in c.cpp)");
+  EXPECT_EQ(r.problems(), "two kernels are named 'k' (registered in a.cpp and in c.cpp)");
   EXPECT_EQ(r.find("k")->summary, "first");
   EXPECT_EQ(r.all().size(), 2u);
+}
+
+TEST(Registry, NamesThatCannotNameALauncherAreReportedNotThrown) {
+  Registry r;
+  auto make = [] { return std::unique_ptr<Generator>(); };
+  EXPECT_NO_THROW(r.add({"odd name!", "", "a.cpp", make, 7}));
+  EXPECT_EQ(r.problems(), "a.cpp:7: error: kernel name 'odd name!' is not a C++ identifier (or "
+                          "is a keyword): it names the kernel's launcher and its PTX entry");
+  EXPECT_EQ(r.find("odd name!"), nullptr);
+  Registry macro;
+  macro.add({"NULL", "", "b.cpp", make, 3});
+  EXPECT_NE(macro.problems().find("b.cpp:3: error: kernel name 'NULL' is a macro of the headers "
+                                  "a launcher includes"),
+            std::string::npos)
+      << macro.problems();
+}
+
+TEST(Registry, CppNames) {
+  EXPECT_EQ(cppNameProblem("indexer_fwd"), "");
+  EXPECT_EQ(cppNameProblem("_x"), "");
+  EXPECT_EQ(cppNameProblem("int"), "is not a C++ identifier (or is a keyword)");
+  EXPECT_EQ(cppNameProblem("a b"), "is not a C++ identifier (or is a keyword)");
+  EXPECT_EQ(cppNameProblem(""), "is not a C++ identifier (or is a keyword)");
+  EXPECT_NE(cppNameProblem("__x").find("reserved"), std::string::npos);
+  EXPECT_NE(cppNameProblem("_Kernel").find("reserved"), std::string::npos);
+  for (const char *macro : {"NULL", "errno", "EOF", "stdout"})
+    EXPECT_NE(cppNameProblem(macro).find("is a macro"), std::string::npos) << macro;
 }
 
 TEST(Registry, CppIdentifiers) {

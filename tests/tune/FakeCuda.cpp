@@ -192,3 +192,14 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute, CUdevice
     }
   return CUDA_ERROR_INVALID_VALUE;
 }
+CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr) {
+  for (const auto &[base, bytes] : allocations)
+    if (dptr >= base && dptr < base + bytes) {
+      if (pbase)
+        *pbase = base;
+      if (psize)
+        *psize = bytes;
+      return CUDA_SUCCESS;
+    }
+  return CUDA_ERROR_NOT_FOUND;
+}

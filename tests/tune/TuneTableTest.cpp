@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -72,6 +73,26 @@ TEST(TuneTable, MalformedLinesAreErrorsAtTheirLine) {
             "t.txt:2: error: a second line for 'k b=2 a=1' (the first is line 1)");
   EXPECT_EQ(parseError("k : c=1\nk : c=2\n"),
             "t.txt:2: error: a second line for 'k' (the first is line 1)");
+}
+
+// A second line for a configuration is found in one lookup a line, not by
+// comparing each line with every earlier one: 100,000 lines took minutes so.
+TEST(TuneTable, ManyLinesLoadInLinearTime) {
+  const int n = 100000;
+  std::string text;
+  for (int i = 0; i < n; ++i)
+    text += "k a=" + std::to_string(i % 100) + " b=" + std::to_string(i / 100) +
+            " @ S=" + std::to_string(i) + " : s=1\n";
+  std::string repeated = text + "k b=3 a=7 @ S=307 : s=2\n"; // line 308's configuration
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(parse(text).size(), size_t(n));
+  EXPECT_EQ(parseError(repeated), "t.txt:" + std::to_string(n + 1) +
+                                      ": error: a second line for 'k b=3 a=7 @ S=307' (the "
+                                      "first is line 308)");
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // About 0.5 s here (an optimised build); quadratic, it took over 30 s.
+  EXPECT_LT(seconds, 10.0);
 }
 
 TEST(TuneTable, FormatsWhatItParses) {

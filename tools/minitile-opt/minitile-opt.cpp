@@ -2,6 +2,7 @@
 #include "lowering/Stages.h"
 #include "passes/Passes.h"
 #include "tools/minitile-opt/ParserGuard.h"
+#include "tools/minitile/Files.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -11,7 +12,34 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+namespace {
+
+/// The exit status `status`, with any failed write to standard output or
+/// error forgotten first: llvm::outs() and llvm::errs() abort as the program
+/// ends if one failed (2>/dev/full). Standard output failing fails the
+/// command; standard error failing loses only messages.
+int finish(int status) {
+  for (llvm::raw_fd_ostream *os : {&llvm::outs(), &llvm::errs()}) {
+    os->flush();
+    if (os->has_error()) {
+      os->clear_error();
+      if (os == &llvm::outs() && status == 0)
+        status = 1;
+    }
+  }
+  return status;
+}
+
+int fail(const std::string &message) {
+  llvm::errs() << "minitile-opt: error: " << message << "\n";
+  return finish(1);
+}
+
+} // namespace
+
 int main(int argc, char **argv) {
+  // An LLVM fatal error is one line and exit status 1 (docs/ROBUSTNESS.md).
+  minitile::files::installFatalErrorHandlers("minitile-opt");
   mlir::DialectRegistry registry;
   minitile::registerDialects(registry);
   minitile::registerPasses();
@@ -21,12 +49,14 @@ int main(int argc, char **argv) {
   if (config.shouldShowDialects() || config.shouldListPasses())
     return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, input, output, registry));
 
-  std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> file = mlir::openInputFile(input, &error);
-  if (!file) {
-    llvm::errs() << error << "\n";
-    return 1;
-  }
+  // The input is read whole, up to a bound (Files.h): /dev/zero or a
+  // runaway pipe is an error, not an exhausted memory.
+  std::string text, error;
+  if (std::string why = minitile::files::readInput(input, text); !why.empty())
+    return fail("cannot read '" + input + "': " + why);
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      llvm::MemoryBuffer::getMemBufferCopy(text, input == "-" ? "<stdin>" : input);
+  text.clear();
   // Text MLIR 22's parser would crash on is an error here instead.
   if (auto hazard = minitile::findParserHazard(file->getBuffer())) {
     llvm::SourceMgr sources;
@@ -34,15 +64,23 @@ int main(int argc, char **argv) {
     sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
     sources.PrintMessage(llvm::errs(), llvm::SMLoc::getFromPointer(at),
                          llvm::SourceMgr::DK_Error, hazard->message);
-    return 1;
+    return finish(1);
   }
   std::unique_ptr<llvm::ToolOutputFile> out = mlir::openOutputFile(output, &error);
-  if (!out) {
-    llvm::errs() << error << "\n";
-    return 1;
+  if (!out)
+    return fail(error);
+  bool ok = mlir::succeeded(mlir::MlirOptMain(out->os(), std::move(file), registry, config));
+  // A write that failed (a full disk, -o /dev/full) is an error here, and
+  // cleared: the stream would abort as it is destroyed ("LLVM ERROR: IO
+  // failure on output stream"). The partial file is removed (not kept).
+  out->os().flush();
+  if (out->os().has_error()) {
+    std::string why = out->os().error().message();
+    out->os().clear_error();
+    return fail("cannot write '" + output + "': " + why);
   }
-  if (mlir::failed(mlir::MlirOptMain(out->os(), std::move(file), registry, config)))
-    return 1;
+  if (!ok)
+    return finish(1);
   out->keep();
-  return 0;
+  return finish(0);
 }

@@ -55,7 +55,14 @@ std::unique_ptr<Generator> instantiate(const CompileRequest &request,
     error = "unknown kernel '" + request.kernel + "' ('minitile list' shows them)";
     return nullptr;
   }
-  std::unique_ptr<Generator> gen = info->create();
+  // A generator whose Params are declared wrong throws at its line.
+  std::unique_ptr<Generator> gen;
+  try {
+    gen = info->create();
+  } catch (const Error &e) {
+    error = e.what();
+    return nullptr;
+  }
   for (const auto &[name, value] : request.params) {
     ParamBase *p = gen->param(name);
     if (!p) {
@@ -110,6 +117,35 @@ bool effectiveParams(const std::string &kernel,
   out.clear();
   for (ParamBase *p : gen->params())
     out.emplace_back(p->name(), p->value());
+  return true;
+}
+
+bool kernelArguments(const CompileRequest &request, std::vector<LauncherArgument> &out,
+                     std::string &error) {
+  const Target *target = Target::get(request.arch);
+  if (!target) {
+    error = "error: minitile does not compile for '" + request.arch + "'";
+    return false;
+  }
+  std::unique_ptr<Generator> gen = instantiate(request, error);
+  if (!gen)
+    return false;
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  const GeneratorInfo *info = Registry::global().find(request.kernel);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  try {
+    module = buildKernel(ctx, *gen, request.kernel, info->summary, *target);
+  } catch (const std::exception &e) {
+    error = e.what();
+    return false;
+  }
+  if (!describeLauncherArguments(*module, analyzeTensorAccess(*module), out, error)) {
+    error = "error: " + error;
+    return false;
+  }
   return true;
 }
 

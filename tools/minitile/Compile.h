@@ -81,6 +81,12 @@ bool effectiveParams(const std::string &kernel,
                      std::vector<std::pair<std::string, std::string>> &out,
                      std::string &error);
 
+/// The launcher arguments of the kernel `request` builds (its kernel,
+/// parameters and arch; the DSL alone, no pass): what a shape's names and
+/// values are checked against. False with `error` set as compile() words it.
+bool kernelArguments(const CompileRequest &request, std::vector<LauncherArgument> &out,
+                     std::string &error);
+
 /// "threads=256 rows_per_block=4": every parameter of a generator with the
 /// values of `request` applied (for provenance lines).
 std::string describeParams(const CompileRequest &request);

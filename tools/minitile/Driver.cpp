@@ -1,6 +1,7 @@
 //===- Driver.cpp - `minitile list`, `compile` and `tune` ----------------===//
 #include "minitile/driver.h"
 #include "tools/minitile/Compile.h"
+#include "tools/minitile/Files.h"
 #include "tools/minitile/PtxOverride.h"
 #include "tools/minitile/Tune.h"
 
@@ -43,8 +44,21 @@ void warnSpills(const CompileRequest &request, const CompileResult &result) {
               << ") " << spills << "\n";
 }
 
+/// "a directory", "a FIFO", ...: what lstat() says a path that is not a
+/// regular file is.
+std::string kindOf(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 /// A file written in full or not at all: the text goes to a temporary file
-/// beside `path`, renamed over it on commit and removed otherwise.
+/// beside `path`, renamed over it once finished and removed otherwise -- also
+/// when SIGINT, SIGTERM or SIGHUP ends the program (files::removeOnSignal).
 ///
 /// `path` is a new path or an existing regular file the user may write
 /// (which keeps its permissions). Anything else -- a symbolic link, a
@@ -54,8 +68,17 @@ class OutputFile {
 public:
   explicit OutputFile(std::string path) : path_(std::move(path)) {}
   ~OutputFile() {
-    if (!temp_.empty())
+    // A stream that failed (a full disk) must not report it again as it
+    // is destroyed: raw_fd_ostream would abort with "IO failure on output
+    // stream". The error was reported, or the file is abandoned anyway.
+    if (stream_) {
+      stream_->close();
+      stream_->clear_error();
+    }
+    if (!temp_.empty()) {
       llvm::sys::fs::remove(temp_);
+      files::keep(temp_.str().str());
+    }
   }
   /// Creates the temporary file; false with `error` set if it cannot.
   bool open(std::string &error) {
@@ -72,19 +95,23 @@ public:
       }
       mode_ = st.st_mode & 07777;
     }
-    llvm::SmallString<256> model(path_);
-    model += ".tmp-%%%%%%";
+    llvm::SmallString<256> model(files::temporaryModel(path_));
     int fd;
+    files::SignalsHeld held; // no moment where the file exists unregistered
     if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, fd, temp_)) {
       error = "cannot write '" + path_ + "': " + ec.message();
       temp_.clear();
       return false;
     }
+    files::removeOnSignal(temp_.str().str());
     stream_ = std::make_unique<llvm::raw_fd_ostream>(fd, /*shouldClose=*/true);
     return true;
   }
   llvm::raw_fd_ostream &os() { return *stream_; }
-  bool commit(std::string &error) {
+  /// Closes the temporary file: false with `error` set if any write failed
+  /// (a full disk). Every file of an output is finished before any is
+  /// installed, so a failure leaves none of them.
+  bool finish(std::string &error) {
     stream_->close();
     if (stream_->has_error()) {
       error = "cannot write '" + path_ + "': " + stream_->error().message();
@@ -95,25 +122,21 @@ public:
       error = "cannot keep the permissions of '" + path_ + "'";
       return false;
     }
+    return true;
+  }
+  /// Renames the finished temporary file over `path`.
+  bool install(std::string &error) {
+    files::SignalsHeld held;
     if (std::error_code ec = llvm::sys::fs::rename(temp_, path_)) {
       error = "cannot write '" + path_ + "': " + ec.message();
       return false;
     }
+    files::keep(temp_.str().str());
     temp_.clear();
     return true;
   }
 
 private:
-  static std::string kindOf(mode_t mode) {
-    if (S_ISLNK(mode)) return "a symbolic link";
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "not a regular file";
-  }
-
   std::string path_;
   llvm::SmallString<256> temp_;
   std::unique_ptr<llvm::raw_fd_ostream> stream_;
@@ -123,7 +146,13 @@ private:
 int list() {
   for (const GeneratorInfo &info : Registry::global().all()) {
     std::cout << info.name << ": " << info.summary << "\n";
-    std::unique_ptr<Generator> gen = info.create();
+    std::unique_ptr<Generator> gen;
+    try {
+      gen = info.create();
+    } catch (const Error &e) { // a Param declared wrong, at its line
+      std::cout.flush();
+      return fail(e.what());
+    }
     for (ParamBase *p : gen->params()) {
       std::cout << "  -p " << p->name() << "=" << p->value() << "  (" << p->domain()
                 << ")";
@@ -152,6 +181,15 @@ bool cppPaths(const std::string &out, std::pair<std::string, std::string> &paths
     llvm::sys::path::replace_extension(stem, "");
     error = "--emit cpp: -o names the header ('" + stem.str().str() + ".h') or a stem "
             "without an extension ('" + stem.str().str() + "'), not '" + out + "'";
+    return false;
+  }
+  // A stem names no file of its own, but one that exists as something else
+  // than a regular file (a directory, a FIFO, a device, a symbolic link)
+  // is a mistake: -o /dev/full would write /dev/full.h and /dev/full.cpp.
+  struct stat st;
+  if (ext.empty() && ::lstat(out.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    error = "--emit cpp: -o '" + out + "' is " + kindOf(st.st_mode) +
+            "; it names the header (DIR/k.h) or a stem (DIR/k, writing DIR/k.h and DIR/k.cpp)";
     return false;
   }
   llvm::SmallString<256> header(out), source(out);
@@ -223,7 +261,7 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
       one.variant = "_v" + std::to_string(i);
       CompileResult r = compile(one);
       if (!r.ok)
-        return fail(r.error);
+        return fail(r.error + (v.from.empty() ? "" : " (with the values of " + v.from + ")"));
       warnSpills(one, r);
       // The sizes of each shape the variant won on (the scalars a tuning
       // also records do not choose).
@@ -261,6 +299,8 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
     result = compile(request);
     if (result.ok)
       warnSpills(request, result);
+    else if (variants.size() == 1 && !variants.front().from.empty())
+      result.error += " (with the values of " + variants.front().from + ")";
   }
   if (!result.ok)
     return fail(result.error);
@@ -283,7 +323,10 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
     files[0]->os() << result.text;
   }
   for (auto &f : files)
-    if (!f->commit(error))
+    if (!f->finish(error))
+      return fail(error);
+  for (auto &f : files)
+    if (!f->install(error))
       return fail(error);
   return 0;
 }
@@ -296,9 +339,10 @@ std::string checkNamespace(const std::string &ns) {
   while (true) {
     size_t end = ns.find("::", start);
     std::string part = ns.substr(start, end == std::string::npos ? end : end - start);
-    if (!isCppIdentifier(part))
-      return part.empty() ? "has an empty component"
-                          : "has '" + part + "', which is not a C++ identifier";
+    if (part.empty())
+      return "has an empty component";
+    if (std::string why = cppNameProblem(part); !why.empty())
+      return "has '" + part + "', which " + why;
     if (end == std::string::npos)
       return "";
     start = end + 2;
@@ -306,8 +350,8 @@ std::string checkNamespace(const std::string &ns) {
 }
 
 int run(int argc, char **argv) {
-  if (std::string dup = Registry::global().duplicates(); !dup.empty())
-    return fail(dup);
+  if (std::string problem = Registry::global().problems(); !problem.empty())
+    return fail(problem);
 
   CLI::App app{"minitile: a tile language embedded in C++, compiled to PTX"};
   app.require_subcommand(1);
@@ -441,9 +485,9 @@ int run(int argc, char **argv) {
   if (std::string error = parseWgmmaDescriptors(descriptors, request.wgmmaDescriptors);
       !error.empty())
     return fail(error);
-  if (compileCmd->count("--name") && !isCppIdentifier(request.instanceName))
-    return fail("--name '" + request.instanceName +
-                "' is not a C++ identifier (or is a keyword)");
+  if (std::string why = cppNameProblem(request.instanceName);
+      compileCmd->count("--name") && !why.empty())
+    return fail("--name '" + request.instanceName + "' " + why);
   if (std::string why = checkNamespace(request.cppNamespace); !why.empty())
     return fail("--namespace '" + request.cppNamespace + "' " + why);
   if (!shape.empty() && tuned.empty())
@@ -463,14 +507,30 @@ int run(int argc, char **argv) {
 } // namespace
 
 int cliMain(int argc, char **argv) {
-  // Nothing escapes as an abort: every exception is a one-line error.
+  // Nothing escapes as an abort: every exception is a one-line error, and
+  // so is an LLVM fatal error (docs/ROBUSTNESS.md lists them).
+  files::installFatalErrorHandlers("minitile");
+  int status;
   try {
-    return run(argc, argv);
+    status = run(argc, argv);
   } catch (const std::exception &e) {
-    return fail(std::string("internal error: ") + e.what());
+    status = fail(std::string("internal error: ") + e.what());
   } catch (...) {
-    return fail("internal error: an unknown exception");
+    status = fail("internal error: an unknown exception");
   }
+  // llvm::outs() and llvm::errs() (remarks, --print-ir-after-all) abort as
+  // the program ends if a write to them failed (2>/dev/full): forgotten
+  // here. Standard output failing fails the command; standard error
+  // failing loses only messages.
+  for (llvm::raw_fd_ostream *os : {&llvm::outs(), &llvm::errs()}) {
+    os->flush();
+    if (os->has_error()) {
+      os->clear_error();
+      if (os == &llvm::outs() && status == 0)
+        status = 1;
+    }
+  }
+  return status;
 }
 
 } // namespace minitile

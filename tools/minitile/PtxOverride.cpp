@@ -1,7 +1,7 @@
 //===- PtxOverride.cpp - an edited PTX in place of the generated one ------===//
 #include "tools/minitile/PtxOverride.h"
 
-#include "llvm/Support/MemoryBuffer.h"
+#include "tools/minitile/Files.h"
 
 #include <cctype>
 
@@ -62,10 +62,8 @@ std::string collapse(const std::string &text) {
 } // namespace
 
 std::string readPtx(const std::string &path, std::string &text) {
-  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!file)
-    return "cannot read --ptx " + path + ": " + file.getError().message();
-  text = (*file)->getBuffer().str();
+  if (std::string why = files::readInput(path, text); !why.empty())
+    return "cannot read --ptx " + path + ": " + why;
   if (text.find('\0') != std::string::npos)
     return "--ptx " + path + " is not PTX text (it has NUL bytes; --emit ptx writes the text)";
   return "";

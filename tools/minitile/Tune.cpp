@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "tools/minitile/Tune.h"
 #include "tools/minitile/Compile.h"
+#include "tools/minitile/Files.h"
 #include "tools/minitile/PtxOverride.h"
 #include "tools/minitile/TuneBuild.h"
 #include "tools/minitile/TuneTable.h"
@@ -43,6 +44,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -312,7 +314,7 @@ std::string launcherCall(const CompiledPoint &p, const std::string &function) {
 }
 
 std::string tuneMain(const TuneRequest &request, const std::string &key,
-                     const std::string &instance, const std::vector<CompiledPoint> &points,
+                     const std::vector<CompiledPoint> &points,
                      const std::vector<ShapeValues> &shapes,
                      const std::map<std::string, InitSpec> &inits) {
   const std::vector<LauncherArgument> &args = points.front().arguments;
@@ -329,7 +331,7 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
       continue;
     std::string n = std::to_string(p.index);
     s += "void launch" + n + "(const Call &c) {\n" +
-         launcherCall(p, "minitile::tune_points::p" + n + "::" + instance) + "}\n";
+         launcherCall(p, "minitile::tune_points::p" + n + "::" + request.kernel) + "}\n";
   }
 
   s += "\nminitile::tune::Spec spec() {\n  using namespace minitile::tune;\n  Spec s;\n"
@@ -395,6 +397,132 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
   return s;
 }
 
+/// The largest finite value of a float type tune passes.
+double largestFinite(const std::string &t) {
+  if (t == "f16")
+    return 65504.0;
+  if (t == "bf16")
+    return 3.3895313892515355e38;
+  if (t == "f32")
+    return 3.4028234663852886e38;
+  return std::numeric_limits<double>::max();
+}
+
+/// Parses `value`, a shape's value for size or scalar `a`, into `v` (an
+/// integer in v.first, a float in v.second): "" or why it is not one. A
+/// size is a positive integer (a shape is what tuning times, and the
+/// nearest tuned shape is chosen on a log scale); a scalar is a finite
+/// value its type holds. The same rules for tune --shape, the shapes of a
+/// table's lines and compile --tuned --shape.
+std::string shapeValue(const LauncherArgument &a, const std::string &value,
+                       std::pair<int64_t, double> &v) {
+  const std::string &t = a.type;
+  const bool size = a.kind == LauncherArgument::Kind::size;
+  bool ok;
+  if (isFloatType(t)) {
+    ok = parseReal(value, v.second) && std::isfinite(v.second) &&
+         std::fabs(v.second) <= largestFinite(t);
+  } else if (t == "i1") {
+    ok = value == "true" || value == "false" || value == "0" || value == "1";
+    v.first = value == "true" || value == "1";
+  } else {
+    ok = parseInt(value, v.first);
+    int bits = t == "i8" ? 8 : t == "i16" ? 16 : t == "i32" ? 32 : 64;
+    ok = ok && (bits == 64 || (v.first >= -(int64_t(1) << (bits - 1)) &&
+                               v.first < (int64_t(1) << (bits - 1))));
+    if (ok && size && v.first < 1)
+      return "size '" + a.name + "' is " + (v.first < 0 ? "negative" : "0") +
+             ": a shape's sizes are positive";
+  }
+  if (!ok)
+    return "'" + a.name + "' is " + (size ? "a size" : "a " + t + " scalar") + ", not '" +
+           value + "'";
+  return "";
+}
+
+/// "" if every value `spec` makes for tensor `a` on each of `shapes` fits
+/// its element type, else which does not.
+std::string initOutOfRange(const LauncherArgument &a, const InitSpec &spec,
+                           const std::vector<LauncherArgument> &args,
+                           const std::vector<ShapeValues> &shapes) {
+  const std::string &t = a.type;
+  const bool fl = isFloatType(t);
+  // The type's range, as doubles (an i64's top is 2^63, excluded).
+  double lo, hi;
+  bool topExcluded = false;
+  if (fl) {
+    hi = largestFinite(t);
+    lo = -hi;
+  } else if (t == "i1") {
+    lo = 0;
+    hi = 1;
+  } else {
+    int bits = t == "i8" ? 8 : t == "i16" ? 16 : t == "i32" ? 32 : 64;
+    hi = std::ldexp(1.0, bits - 1);
+    lo = -hi;
+    if (bits == 64)
+      topExcluded = true;
+    else
+      hi -= 1;
+  }
+  auto fits = [&](double x) { return x >= lo && (topExcluded ? x < hi : x <= hi); };
+  auto range = [&] {
+    if (fl)
+      return "the finite range of " + t;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s (%.0f..%.0f)", t.c_str(), lo, topExcluded ? hi - 1 : hi);
+    return std::string(buf);
+  };
+  auto text = [](double x) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return std::string(buf);
+  };
+  switch (spec.kind) {
+  case InitSpec::constant:
+    if ((fl && !std::isfinite(spec.lo)) || fits(spec.lo))
+      return "";
+    return text(spec.lo) + " is outside " + range() + ", what '" + a.name + "' holds";
+  case InitSpec::uniform:
+    if (fits(spec.lo) && fits(spec.hi))
+      return "";
+    return "the values reach outside " + range() + ", what '" + a.name + "' holds";
+  case InitSpec::normal:
+    // The runner's deviates stay within 9 standard deviations.
+    if (fits(spec.lo) && fits(spec.lo + 9 * spec.hi) && fits(spec.lo - 9 * spec.hi))
+      return "";
+    return "the values (9 standard deviations each side of the mean) reach outside " +
+           range() + ", what '" + a.name + "' holds";
+  case InitSpec::iota:
+    break;
+  }
+  // iota: i * M / D + C over the rows i of the first dimension, computed in
+  // int64 by the runner, on every shape.
+  auto sizeValue = [&](const ShapeValues &shape, const std::string &name) -> int64_t {
+    for (size_t k = 0; k < args.size(); ++k)
+      if (args[k].name == name && args[k].kind == LauncherArgument::Kind::size)
+        return shape.values[k].first;
+    int64_t n = 0;
+    parseInt(name, n); // a constant dimension
+    return n;
+  };
+  for (const ShapeValues &shape : shapes) {
+    int64_t rows = a.shape.empty() ? 1 : sizeValue(shape, a.shape.front());
+    int64_t mul = spec.mulSize.empty() ? spec.mul : sizeValue(shape, spec.mulSize);
+    int64_t div = spec.divSize.empty() ? spec.div : std::max<int64_t>(sizeValue(shape, spec.divSize), 1);
+    if (rows < 1)
+      continue;
+    int64_t product, last;
+    bool overflow = __builtin_mul_overflow(rows - 1, mul, &product) ||
+                    __builtin_add_overflow(product / div, spec.add, &last);
+    if (overflow || !fits(double(spec.add)) || !fits(double(last)))
+      return "on shape " + shape.name + " its last row's value" +
+             (overflow ? " overflows int64" : " (" + std::to_string(last) + ") is outside " +
+                                                 range() + ", what '" + a.name + "' holds");
+  }
+  return "";
+}
+
 bool sameArguments(const std::vector<LauncherArgument> &a,
                    const std::vector<LauncherArgument> &b) {
   if (a.size() != b.size())
@@ -447,28 +575,9 @@ bool checkAgainstArguments(const TuneRequest &request,
         return false;
       }
       given.insert(name);
-      auto &v = values.values[it - args.begin()];
-      const std::string &t = it->type;
-      bool ok;
-      if (isFloatType(t)) {
-        ok = parseReal(value, v.second);
-      } else if (t == "i1") {
-        ok = value == "true" || value == "false" || value == "0" || value == "1";
-        v.first = value == "true" || value == "1";
-      } else {
-        ok = parseInt(value, v.first);
-        int bits = t == "i8" ? 8 : t == "i16" ? 16 : t == "i32" ? 32 : 64;
-        ok = ok && (bits == 64 || (v.first >= -(int64_t(1) << (bits - 1)) &&
-                                   v.first < (int64_t(1) << (bits - 1))));
-        if (ok && it->kind == LauncherArgument::Kind::size && v.first < 0) {
-          error = "--shape '" + text + "': size '" + name + "' is negative";
-          return false;
-        }
-      }
-      if (!ok) {
-        error = "--shape '" + text + "': '" + name + "' is " +
-                (it->kind == LauncherArgument::Kind::size ? "a size" : "a " + t + " scalar") +
-                ", not '" + value + "'";
+      if (std::string why = shapeValue(*it, value, values.values[it - args.begin()]);
+          !why.empty()) {
+        error = "--shape '" + text + "': " + why;
         return false;
       }
     }
@@ -528,6 +637,13 @@ bool checkAgainstArguments(const TuneRequest &request,
     if (!isFloatType(it->type) && !whole) {
       error = "--init '" + tensor + "=" + spec.text + "': '" + tensor + "' holds " +
               it->type + ": give whole numbers";
+      return false;
+    }
+    // Every value the runner makes must be one the element type holds: it
+    // converts each from a double (or an int64 for iota), which is
+    // undefined out of range (1e30 into an i32, 1e300 into an f32).
+    if (std::string why = initOutOfRange(*it, spec, args, shapes); !why.empty()) {
+      error = "--init '" + tensor + "=" + spec.text + "': " + why;
       return false;
     }
   }
@@ -678,7 +794,6 @@ std::string tuneCommand(const TuneRequest &request) {
 
   // Every point, the first space's values varying slowest.
   auto start = std::chrono::steady_clock::now();
-  std::string instance = isCppIdentifier(request.kernel) ? request.kernel : "kernel";
   std::vector<CompiledPoint> points;
   std::vector<ShapeValues> shapes;
   size_t rejected = 0;
@@ -693,7 +808,6 @@ std::string tuneCommand(const TuneRequest &request) {
                                  point.values.end());
     compileRequest.arch = request.arch;
     compileRequest.emit = Emit::cpp;
-    compileRequest.instanceName = instance;
     compileRequest.cppNamespace = "minitile::tune_points::p" + std::to_string(point.index);
     compileRequest.headerName = "point_" + std::to_string(point.index) + ".h";
     compileRequest.ptxFile = ptxFile;
@@ -784,7 +898,7 @@ std::string tuneCommand(const TuneRequest &request) {
   if (!out.write("TuneRunner.h", kTuneRunnerH, error) ||
       !out.write("TuneRunner.cpp", kTuneRunnerCpp, error) ||
       !out.write("tune_main.cpp",
-                 tuneMain(request, tableKey, instance, points, shapes, inits), error))
+                 tuneMain(request, tableKey, points, shapes, inits), error))
     return error;
 
   // Build: every source to an object, then the link; build.sh records the
@@ -866,22 +980,29 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
   std::string error;
   if (!shape.empty() && !tune::parseShape(shape, wanted, error))
     return "--shape: " + error;
-  auto buffer = llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
-  if (!buffer)
-    return "cannot read --tuned '" + file + "': " + buffer.getError().message();
+  std::string text;
+  if (std::string why = files::readInput(file, text); !why.empty())
+    return "cannot read --tuned '" + file + "': " + why;
   std::vector<tune::TableLine> lines;
-  if (!tune::parseTable((*buffer)->getBuffer().str(), file, lines, error))
+  if (!tune::parseTable(text, file, lines, error))
     return error;
 
   // The lines for this kernel name its parameters and values: check them,
-  // in the generator's spelling.
+  // in the generator's spelling (each distinct name=value once: a table may
+  // have many lines).
+  std::map<std::pair<std::string, std::string>, std::string> spelled;
   for (tune::TableLine &line : lines) {
     if (line.kernel != kernel)
       continue;
     for (ParamList *list : {&line.key, &line.values})
-      for (auto &[name, value] : *list)
-        if (!canonical(kernel, name, value, value, error))
+      for (auto &[name, value] : *list) {
+        auto [it, fresh] = spelled.try_emplace({name, value});
+        if (fresh && !canonical(kernel, name, value, it->second, error)) {
+          spelled.erase(it);
           return file + ":" + std::to_string(line.line) + ": error: " + error;
+        }
+        value = it->second;
+      }
   }
   ParamList effective;
   if (!effectiveParams(kernel, params, effective, error))
@@ -900,6 +1021,43 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
     return out;
   };
 
+  // The shapes -- --shape's, and those of the lines that may be chosen --
+  // name the kernel's sizes and scalars and give values they take, as tune
+  // checks its own (shapeValue): checked against the kernel a line builds.
+  if (!wanted.empty() || !selection.shaped.empty()) {
+    CompileRequest request;
+    request.kernel = kernel;
+    request.params =
+        apply(selection.general ? selection.general
+                                : selection.shaped.empty() ? nullptr : selection.shaped.front());
+    std::vector<LauncherArgument> args;
+    if (!kernelArguments(request, args, error))
+      return error;
+    auto check = [&](const ParamList &values) -> std::string {
+      std::string names;
+      for (const LauncherArgument &a : args)
+        if (a.kind != LauncherArgument::Kind::tensor)
+          names += (names.empty() ? "" : ", ") + a.name;
+      for (const auto &[name, value] : values) {
+        auto it = std::find_if(args.begin(), args.end(), [&, &name = name](const auto &a) {
+          return a.name == name && a.kind != LauncherArgument::Kind::tensor;
+        });
+        if (it == args.end())
+          return "kernel '" + kernel + "' has no size or scalar '" + name + "'" +
+                 (names.empty() ? " (it has none)" : " (it has " + names + ")");
+        std::pair<int64_t, double> v;
+        if (std::string why = shapeValue(*it, value, v); !why.empty())
+          return why;
+      }
+      return "";
+    };
+    for (const tune::TableLine *line : selection.shaped)
+      if (std::string why = check(line->shape); !why.empty())
+        return file + ":" + std::to_string(line->line) + ": error: " + why;
+    if (std::string why = check(wanted); !why.empty())
+      return "--shape '" + shape + "': " + why;
+  }
+
   if (perShape && !selection.shaped.empty()) {
     // One kernel per distinct set of parameters (compared as the generator
     // sees them), serving the shapes whose lines give it.
@@ -917,6 +1075,7 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
       if (it == seen.end()) {
         seen.push_back(every);
         variants.push_back({p, {}});
+        variants.back().from = file + ":" + std::to_string(line->line);
         it = seen.end() - 1;
       }
       TunedVariant &v = variants[it - seen.begin()];
@@ -936,6 +1095,8 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
            tune::formatShape(selection.shaped.front()->shape) +
            ", ...): give --shape to choose one, or emit cpp to dispatch among them";
   variants.push_back({apply(line), {}});
+  if (line)
+    variants.back().from = file + ":" + std::to_string(line->line);
   return "";
 }
 

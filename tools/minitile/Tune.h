@@ -36,6 +36,9 @@ struct TunedVariant {
   /// The line for all shapes gives it: a dispatching launcher runs it where
   /// shapes of other kernels are equally near.
   bool general = false;
+  /// "FILE:LINE" of the first table line giving it ("" if none): a kernel
+  /// its values do not build names it.
+  std::string from;
 };
 
 /// `minitile compile --tuned FILE`: the kernels to compile. Each is `params`

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cctype>
+#include <map>
 #include <set>
 
 namespace minitile::tune {
@@ -33,6 +34,18 @@ std::set<std::pair<std::string, std::string>> asSet(const ParamList &list) {
   return {list.begin(), list.end()};
 }
 
+/// A line's configuration as one string, the same whatever the order of its
+/// key's and shape's pairs: what a second line for it would repeat.
+std::string identity(const TableLine &line) {
+  std::string text = line.kernel;
+  for (const ParamList *list : {&line.key, &line.shape}) {
+    text += '\0';
+    for (const auto &[name, value] : asSet(*list))
+      text.append(name).append(1, '\1').append(value).append(1, '\2');
+  }
+  return text;
+}
+
 /// name=value pairs joined by `separator`.
 std::string joined(const ParamList &list, const char *separator) {
   std::string text;
@@ -54,6 +67,9 @@ bool identifier(const std::string &s) {
 bool parseTable(const std::string &text, const std::string &file,
                 std::vector<TableLine> &lines, std::string &error) {
   lines.clear();
+  // Each configuration (kernel, key and shape, whatever their order) and
+  // the line that gives it.
+  std::map<std::string, unsigned> configurations;
   unsigned number = 0;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -113,12 +129,13 @@ bool parseTable(const std::string &text, const std::string &file,
       return fail("no ':' (a line is KERNEL [name=value ...] : name=value ...)");
     if (entry.values.empty())
       return fail("no tuned values after ':'");
-    for (const TableLine &earlier : lines)
-      if (earlier.kernel == entry.kernel && asSet(earlier.key) == asSet(entry.key) &&
-          asSet(earlier.shape) == asSet(entry.shape))
-        return fail("a second line for '" + formatLine(entry.kernel, entry.key, {}) +
-                    (entry.shape.empty() ? "" : " @ " + formatShape(entry.shape)) +
-                    "' (the first is line " + std::to_string(earlier.line) + ")");
+    // One lookup a line: a table of 100,000 lines loads in well under a
+    // second.
+    auto [first, fresh] = configurations.emplace(identity(entry), entry.line);
+    if (!fresh)
+      return fail("a second line for '" + formatLine(entry.kernel, entry.key, {}) +
+                  (entry.shape.empty() ? "" : " @ " + formatShape(entry.shape)) +
+                  "' (the first is line " + std::to_string(first->second) + ")");
     lines.push_back(std::move(entry));
   }
   return true;

@@ -157,7 +157,11 @@ private:
 Value operator+(Arg a, Arg b);
 Value operator-(Arg a, Arg b);
 Value operator*(Arg a, Arg b);
-/// Integer division truncates toward zero, as in C++.
+/// Integer division truncates toward zero, as in C++, and is defined for
+/// every divisor on the GPU (docs/MATH.md): x / 0 is -1 and x % 0 is x;
+/// MIN / -1 is MIN and MIN % -1 is 0 (ceildiv() likewise gives -1 for a
+/// zero divisor). A divisor that is a constant zero is an Error at the
+/// call's line. In a launcher's size arithmetic a zero divisor throws.
 Value operator/(Arg a, Arg b);
 Value operator%(Arg a, Arg b);
 Value operator-(Arg a);
@@ -763,7 +767,11 @@ class Generator;
 
 class ParamBase {
 public:
-  ParamBase(const std::string &name, const std::string &help);
+  /// Throws Error at `loc` unless `name` is a name (letters, digits and '_',
+  /// not starting with a digit: what -p, --space and tune tables can write)
+  /// that no other Param of the generator has, and the Param is a member of
+  /// a Generator.
+  ParamBase(const std::string &name, const std::string &help, const SourceLoc &loc);
   virtual ~ParamBase() = default;
   const std::string &name() const { return name_; }
   const std::string &help() const { return help_; }
@@ -778,22 +786,37 @@ private:
 };
 
 /// A generator parameter: an int (with a range or a set of choices) or a bool.
+/// A declaration whose default is outside its range or choices, or whose
+/// range or choices are empty, throws Error at its line when the generator
+/// is made (GCC names the line of the generator's `struct`, where its
+/// implicit constructor is; clang the Param's).
 template <class T> class Param : public ParamBase {
   static_assert(std::is_same_v<T, int> || std::is_same_v<T, bool>,
                 "Param<T> takes int or bool");
 
 public:
-  Param(const std::string &name, T def, const std::string &help = "")
-      : ParamBase(name, help), value_(def) {}
+  /// A bool, or an int taking values in [1, 2^30].
+  Param(const std::string &name, T def, const std::string &help = "",
+        SourceLoc loc = SourceLoc::current())
+      : ParamBase(name, help, loc), value_(def) {
+    validate(loc);
+  }
   /// An int taking values in [lo, hi].
-  Param(const std::string &name, T def, T lo, T hi, const std::string &help)
+  Param(const std::string &name, T def, T lo, T hi, const std::string &help,
+        SourceLoc loc = SourceLoc::current())
     requires std::is_same_v<T, int>
-      : ParamBase(name, help), value_(def), lo_(lo), hi_(hi) {}
+      : ParamBase(name, help, loc), value_(def), lo_(lo), hi_(hi) {
+    validate(loc);
+  }
   /// An int taking one of `choices`.
   Param(const std::string &name, T def, std::initializer_list<T> choices,
-        const std::string &help)
+        const std::string &help, SourceLoc loc = SourceLoc::current())
     requires std::is_same_v<T, int>
-      : ParamBase(name, help), value_(def), choices_(choices) {}
+      : ParamBase(name, help, loc), value_(def), choices_(choices) {
+    if (choices_.empty())
+      throw Error(loc, "Param '" + name + "': its choices {} are empty");
+    validate(loc);
+  }
 
   operator T() const { return value_; }
   T get() const { return value_; }
@@ -802,10 +825,14 @@ public:
   std::string domain() const override;
 
 private:
+  void validate(const SourceLoc &loc) const;
+
   T value_;
   T lo_ = T(1), hi_ = T(std::is_same_v<T, int> ? (1 << 30) : 1);
   std::vector<T> choices_;
 };
+template <> void Param<int>::validate(const SourceLoc &loc) const;
+template <> void Param<bool>::validate(const SourceLoc &loc) const;
 
 class Generator {
 public:
@@ -836,23 +863,30 @@ struct GeneratorInfo {
 class Registry {
 public:
   static Registry &global();
-  /// Registers `info`. A second generator of the same name is not added but
+  /// Registers `info`. A second generator of the same name, or one whose
+  /// name cannot name a launcher (isCppIdentifier), is not added but
   /// remembered: registration runs during static initialisation, where
   /// throwing would abort the program before main() could say why.
   void add(GeneratorInfo info);
   const GeneratorInfo *find(const std::string &name) const;
   const std::vector<GeneratorInfo> &all() const { return generators_; }
-  /// "" when every name is unique; else one line naming a duplicate and the
-  /// files registering it. Tools check it at start-up.
-  std::string duplicates() const;
+  /// "" when every name is unique and a C++ name; else one line naming the
+  /// first that is not (and the files registering it, or its
+  /// MINITILE_KERNEL's file and line). Tools check it at start-up.
+  std::string problems() const;
 
 private:
   std::vector<GeneratorInfo> generators_;
-  std::vector<GeneratorInfo> duplicates_;
+  std::vector<GeneratorInfo> refused_;
 };
 
-/// True for a C++ identifier that is not a keyword: what argument,
-/// launcher and namespace names must be.
+/// "" if `name` can name a launcher, one of its arguments or a part of its
+/// namespace: a C++ identifier, not a keyword, not reserved to the
+/// implementation ('_' and a capital, '__'), and not a macro of the headers
+/// a launcher includes (NULL, errno, CUDA_VERSION, ...); else why not ("is
+/// not a C++ identifier (or is a keyword)", ...).
+std::string cppNameProblem(const std::string &name);
+/// cppNameProblem(name).empty().
 bool isCppIdentifier(const std::string &name);
 
 template <class G> struct Registration {

@@ -139,8 +139,10 @@ class KernelImage {
 public:
   KernelImage(const void *data, size_t size, ImageKind kind, const char *function);
   /// Launches with kernel parameters `args` (pointers to each value).
+  /// `at`: where the kernel's source computes the grid ("file:line"), which
+  /// an error for a grid CUDA cannot launch (a negative one) names.
   void launch(Dim3 grid, Dim3 block, unsigned smemBytes, CUstream stream,
-              void **args);
+              void **args, const char *at = nullptr);
   CUfunction function();
 
 private:
@@ -157,9 +159,20 @@ private:
 /// is non-null, a multiple of `align` bytes, and -- where a CUDA driver is
 /// present -- memory the GPU can reach (device, managed or pinned host
 /// memory; not pageable host memory from malloc, new or the stack). Its
-/// `numel` elements of `align` bytes fit in memory.
+/// `numel` elements of `align` bytes fit in memory and, where the driver
+/// knows the allocation the pointer is in (cuMemGetAddressRange: device and
+/// managed memory), in that allocation from the pointer on: a buffer smaller
+/// than the sizes say is an Error naming the tensor and both sizes, not an
+/// out-of-bounds write (see allocationChecks()).
 void checkPointer(const char *kernel, const char *name, const void *ptr,
                   int64_t numel, int64_t align);
+
+/// Whether checkPointer() asks the driver for each tensor's allocation (one
+/// cuMemGetAddressRange a tensor a launch). On unless the environment sets
+/// MINITILE_ALLOCATION_CHECKS=0 or setAllocationChecks(false) turned it off,
+/// as CUDA's own launch checks can be.
+bool allocationChecks();
+void setAllocationChecks(bool on);
 
 /// A tiled tensor map (cuTensorMapEncodeTiled) of the tensor `offset`
 /// elements past `base`: `dims` extents and `strides` byte strides (all but
