@@ -1,6 +1,8 @@
 """minitile.torch's cost from Python, on one GPU.
 
-    PYTHONPATH=build/python python3 bench/torch_indexer.py [--seed FILE] [--quick]
+    PYTHONPATH=build/python python3 bench/torch_indexer.py [--seed FILE] [--quick] [--cpu]
+
+0. The layers of a call that need no GPU (--cpu: only these), on the host.
 
 1. Host time per call (the GPU kept busy first, so that calls only queue):
    the generated launcher called through ctypes with ready pointers (the
@@ -190,17 +192,71 @@ def speed(H, D, cases, seed, k=512):
               f"{t_topk * 1e3:.0f} us | {t_torch * 1e3:.0f} us")
 
 
+def cpu_layers():
+    """The layers of a call that need no GPU, timed on the host: the
+    dispatcher's trip to a Python kernel registered with Library.impl (as
+    minitile's ops are) and with torch.library.custom_op, the argument
+    checks, a ctypes call, the seed function's conversions."""
+    def best_us(fn, n=20000):
+        fn()
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best = min(best, (time.perf_counter() - t0) / n * 1e6)
+        return best
+
+    from minitile.torch import indexer, ops
+    bf16 = torch.bfloat16
+    q, kv = torch.zeros(128, 64, 128, dtype=bf16), torch.zeros(32, 128, dtype=bf16)
+    w, ks = torch.zeros(128, 64), torch.zeros(128, dtype=torch.int32)
+    out = torch.empty(1)
+    library = torch.library.Library("minitile_bench", "DEF")
+    library.define("f(Tensor q, Tensor kv, Tensor weights, Tensor a, Tensor b) -> Tensor")
+    library.impl("f", lambda *args: out, "CPU")
+
+    @torch.library.custom_op("minitile_bench::g", mutates_args=())
+    def g(q: torch.Tensor, kv: torch.Tensor, w: torch.Tensor, a: torch.Tensor,
+          b: torch.Tensor) -> torch.Tensor:
+        return out.clone()
+
+    f, g = torch.ops.minitile_bench.f.default, torch.ops.minitile_bench.g.default
+    call = _lib.lib().minitile_torch_indexer_fwd
+    rows = [
+        ("dispatch to a Python kernel: Library.impl (minitile's ops)",
+         lambda: f(q, kv, w, ks, ks)),
+        ("dispatch to a Python kernel: torch.library.custom_op", lambda: g(q, kv, w, ks, ks)),
+        ("indexer_fwd's argument checks", lambda: ops._check_indexer("indexer_fwd", q, kv, w,
+                                                                       ks, ks, False, False)),
+        ("torch.empty((128, 32)) on the CPU", lambda: torch.empty((128, 32))),
+        ("a ctypes call of 12 arguments (a pair not built: no launch)",
+         lambda: call(48, 96, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0)),
+        ("indexer_fwd_interface's conversions (all no-ops here)",
+         lambda: (indexer._windows(ks, ks), indexer._float32(w), q.contiguous(),
+                  kv.contiguous())),
+    ]
+    print("\nHost layers without a GPU (best of 5 rounds of 20000 calls, us):")
+    for name, fn in rows:
+        print(f"  {best_us(fn):6.2f} us  {name}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", help="the seed's tilelang_indexer_fwd.py")
     ap.add_argument("--quick", action="store_true", help="the overhead and one shape")
     ap.add_argument("--cases", default="4096,1024,4;16384,4096,4;65536,16384,4;4096,4096,1")
+    ap.add_argument("--cpu", action="store_true", help="only the layers that need no GPU")
     args = ap.parse_args()
+    print(f"torch {torch.__version__}, minitile.torch built for (heads, dim) "
+          f"{mt.built_shapes()}")
+    cpu_layers()
+    if args.cpu:
+        return 0
     if not torch.cuda.is_available():
         print("no GPU: torch.cuda.is_available() is False")
         return 0
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, "
-          f"minitile.torch built for (heads, dim) {mt.built_shapes()}")
+    print(f"\n{torch.cuda.get_device_name()}")
     seed, why = seed_function(args.seed)
     print(f"seed TileLang indexer_fwd_interface: {why if seed is None else 'from ' + why}")
     for H, D in mt.built_shapes():
