@@ -41,8 +41,8 @@ def need_gpu():
         skip("no GPU: torch.cuda.is_available() is False")
 
 
-def causal(S, T, ratio, device=dev):
-    return mt.make_causal_cu_seqlens(S, T, ratio, device)
+def causal(S, T, ratio):
+    return mt.make_causal_cu_seqlens(S, T, ratio, dev)
 
 
 def arbitrary_windows(S, T, gen):
