@@ -46,40 +46,51 @@ def _fail(op, message, kind=ValueError):
     raise kind(f"minitile.{op}: {message}")
 
 
+# The checks run on every call: each reads only what it must, and builds a
+# message only for an argument that fails.
+
 def _tensor(op, name, t, dtype, dims):
-    """Checks the dtype, rank and layout of argument `name`; returns its shape."""
-    if not isinstance(t, torch.Tensor):
-        _fail(op, f"{name} must be a tensor, got {type(t).__name__}", TypeError)
+    """Checks the dtype, rank and layout of argument `name` (a Tensor: the
+    schema says so); returns its shape."""
     if t.dtype is not dtype:
         _fail(op, f"{name} must be {dtype}, got {t.dtype}", TypeError)
-    if t.dim() != len(dims):
+    shape = t.shape
+    if len(shape) != len(dims):
         _fail(op, f"{name} must have {len(dims)} dimensions {list(dims)}, got shape "
-              f"{list(t.shape)}")
+              f"{list(shape)}")
     if not t.is_contiguous():
-        _fail(op, f"{name} must be contiguous (shape {list(t.shape)}, strides "
+        _fail(op, f"{name} must be contiguous (shape {list(shape)}, strides "
               f"{list(t.stride())}); call .contiguous() on it")
-    return t.shape
+    return shape
 
 
 def _same_device(op, first, named, real):
     """All of `named` on `first`'s device; with `real`, a CUDA device."""
+    if real:
+        # Device ordinals: a CUDA tensor's is its device's, a CPU tensor's -1.
+        index = first[1].get_device()
+        if index < 0 or not first[1].is_cuda:
+            _fail(op, f"{first[0]} must be a CUDA tensor, got one on {first[1].device}")
+        for name, t in named:
+            if t.get_device() != index or not t.is_cuda:
+                _fail(op, f"{name} must be on {first[1].device} with {first[0]}, got {t.device}")
+        return
     device = first[1].device
-    if real and device.type != "cuda":
-        _fail(op, f"{first[0]} must be a CUDA tensor, got one on {device}")
     for name, t in named:
         if t.device != device:
             _fail(op, f"{name} must be on {device} with {first[0]}, got {t.device}")
 
 
 def _shape_is(op, name, shape, want, meaning):
-    if tuple(shape) != tuple(want):
+    """`shape` (a torch.Size or tuple) is the tuple `want`."""
+    if shape != want:
         _fail(op, f"{name} must have shape {list(want)} ({meaning}), got {list(shape)}")
 
 
 def _check_windows(op, ks, ke, S):
-    _shape_is(op, "cu_seqlen_ks", _tensor(op, "cu_seqlen_ks", ks, _i32, ["S"]), [S],
+    _shape_is(op, "cu_seqlen_ks", _tensor(op, "cu_seqlen_ks", ks, _i32, ["S"]), (S,),
               "a window start per query row")
-    _shape_is(op, "cu_seqlen_ke", _tensor(op, "cu_seqlen_ke", ke, _i32, ["S"]), [S],
+    _shape_is(op, "cu_seqlen_ke", _tensor(op, "cu_seqlen_ke", ke, _i32, ["S"]), (S,),
               "a window end per query row")
 
 
@@ -90,13 +101,13 @@ def _check_indexer(op, q, kv, weights, ks, ke, batched, real):
         T, B2, D2 = _tensor(op, "kv", kv, _bf16, ["S_kv", "B", "D"])
         _shape_is(op, "kv", (B2, D2), (B, D), "its batch and head dim as q's")
         _shape_is(op, "weights", _tensor(op, "weights", weights, _f32, ["S", "B", "H"]),
-                  [S, B, H], "q's rows, batch and heads")
+                  (S, B, H), "q's rows, batch and heads")
     else:
         S, H, D = _tensor(op, "q", q, _bf16, ["S", "H", "D"])
         B = 1
         T, D2 = _tensor(op, "kv", kv, _bf16, ["S_kv", "D"])
         _shape_is(op, "kv", (D2,), (D,), "its last dimension q's head dim")
-        _shape_is(op, "weights", _tensor(op, "weights", weights, _f32, ["S", "H"]), [S, H],
+        _shape_is(op, "weights", _tensor(op, "weights", weights, _f32, ["S", "H"]), (S, H),
                   "q's rows and heads")
     _check_windows(op, ks, ke, S)
     _same_device(op, ("q", q), (("kv", kv), ("weights", weights), ("cu_seqlen_ks", ks),
@@ -106,8 +117,6 @@ def _check_indexer(op, q, kv, weights, ks, ke, batched, real):
 
 def _check_topk(op, logits, k, ks, ke, sorted, real):
     """Checks top-k's arguments; returns (B, S, S_kv), B = 0 for 2-D logits."""
-    if not isinstance(logits, torch.Tensor):
-        _fail(op, f"logits must be a tensor, got {type(logits).__name__}", TypeError)
     rank = logits.dim()
     if rank == 3:
         B, S, T = _tensor(op, "logits", logits, _f32, ["B", "S", "S_kv"])
