@@ -6,7 +6,7 @@ sequence's rows run as two calls on one GPU.
     PYTHONPATH=build/python python3 tests/torch/test_gpu.py     # or: python3 -m pytest -q ...
 
 Runs each test_* function; without pytest, its own runner prints a line per
-test and 'N passed, N failed, N skipped'. Skips everything without a GPU.
+test and 'N passed, N failed, N skipped'. Without a GPU it exits 77 (skipped).
 """
 import math
 import sys
@@ -586,6 +586,9 @@ def main():
 
 
 if __name__ == "__main__":
+    if not torch.cuda.is_available():
+        print("no GPU: torch.cuda.is_available() is False; skipping")
+        sys.exit(77)  # ctest's SKIP_RETURN_CODE
     if pytest is not None:
         sys.exit(pytest.main([__file__, "-q", "-s"] + sys.argv[1:]))
     sys.exit(main())
