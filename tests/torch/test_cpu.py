@@ -328,3 +328,65 @@ def test_reference_forward_windows():
             want = float((torch.einsum("hd,d->h", q[s].double(), kv[t].double()).relu()
                           * w[s].double()).sum()) if inside else float("-inf")
             assert logits[s, t].item() == pytest.approx(want, rel=1e-6, abs=1e-6)
+
+
+# --- the C ABI through the launchers, on the fake CUDA driver ---------------------
+
+_FAKE_DRIVER_SCRIPT = r"""
+import ctypes, sys
+from minitile.torch import _lib
+cuda = ctypes.CDLL("libcuda.so.1")  # tests/tune/FakeCuda.cpp: host memory, nothing runs
+def alloc(nbytes):
+    p = ctypes.c_uint64()
+    assert cuda.cuMemAlloc_v2(ctypes.byref(p), ctypes.c_size_t(nbytes)) == 0
+    return p.value
+lib = _lib.lib()
+def call(f, *args):
+    status = getattr(lib, "minitile_torch_" + f)(*args)
+    return status, lib.minitile_torch_last_error().decode()
+B, S, T, k = 3, 100, 25, 8
+for H, D in _lib.built_shapes():
+    q, kv = alloc(B * S * H * D * 2), alloc(B * T * D * 2)
+    w, ks, ke, out = alloc(B * S * H * 4), alloc(S * 4), alloc(S * 4), alloc(B * S * T * 4)
+    assert call("indexer_fwd", H, D, S, T, q, kv, w, ks, ke, out, None, 0)[0] == 0
+    assert call("batched_indexer_fwd", H, D, S, T, B, q, kv, w, ks, ke, out, None, 0)[0] == 0
+    # A base the tensor-memory accelerator cannot take: refused, naming q.
+    status, message = call("indexer_fwd", H, D, S, T, q + 2, kv, w, ks, ke, out, None, 0)
+    assert status == 1 and ": q" in message and "aligned" in message, (status, message)
+    # Host memory: refused, naming the tensor.
+    host = ctypes.create_string_buffer(S * 4)
+    status, message = call("indexer_fwd", H, D, S, T, q, kv, w, ctypes.addressof(host), ke,
+                           out, None, 0)
+    assert status == 1 and "ks" in message, message
+values, indices = alloc(B * S * k * 4), alloc(B * S * k * 4)
+assert call("clean_logits", S, T, out, ks, ke, None, 0)[0] == 0
+for batch in (0, B):
+    for windows in (False, True):
+        for sorted_ in (0, 1):
+            status, message = call("topk", batch, S, T, k, out, ks if windows else None,
+                                   ke if windows else None, values, indices, sorted_, None, 0)
+            assert status == 0, message
+status, message = call("topk", 0, S, T, 4096, out, None, None, values, indices, 1, None, 0)
+assert status == 1 and "max_k" in message, message
+print("fake driver: every entry point launched")
+"""
+
+
+def test_abi_on_the_fake_driver():
+    # The C functions through the generated launchers -- argument order,
+    # the launchers' checks, one launch each -- on tests/tune/FakeCuda.cpp's
+    # driver, which ctest names in MINITILE_FAKE_CUDA_DIR.
+    import os
+    import subprocess
+    import sys
+    fake = os.environ.get("MINITILE_FAKE_CUDA_DIR")
+    if not fake:
+        pytest.skip("MINITILE_FAKE_CUDA_DIR (the fake libcuda.so.1's folder) is not set")
+    env = dict(os.environ, LD_LIBRARY_PATH=fake, FAKE_CUDA_LOG="1")
+    done = subprocess.run([sys.executable, "-c", _FAKE_DRIVER_SCRIPT], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "every entry point launched" in done.stdout
+    launches = done.stderr.count("fake cuda: launch")
+    # Per (H, D): indexer_fwd and batched once each; then clean and 8 topk.
+    assert launches == 2 * len(_lib.built_shapes()) + 1 + 8, done.stderr
