@@ -1,7 +1,7 @@
 //===- Energy.h - the GPU's energy, power and clocks over a run; cuBLAS ---===//
 //
-// Under sustained load an H200 runs into its power cap (docs/PERF.md,
-// sessions 5 and 6): the clock falls until the card draws its limit --
+// Under sustained load an H200 runs into its 700 W power cap (measured
+// 2026-12-03 with `minitile-bench energy`): the clock falls until the card draws its limit --
 // cuBLAS's GEMM as much as minitile's kernels -- so energy per useful FLOP
 // and the clock under load say what a short timing does not. PowerMonitor reads
 // the driver's energy counter around a run and samples power, SM clock and

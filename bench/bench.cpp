@@ -353,7 +353,7 @@ void benchIndexer(int64_t S, int64_t T, int64_t ratio, int64_t H = 64, int64_t D
   // The variants take turns, kRound launches each a round, so that each
   // sees the same drift of clock and power over the run (timed one after
   // the other, a variant late in the list at S = 16384 lost 10-15 % to the
-  // same kernel early in it: docs/PERF.md, session 9).
+  // same kernel early in it on an H200 at its 700 W cap, 2026-12-03).
   constexpr int kRound = 5;
   std::vector<const IndexerVariant *> chosen;
   auto kept = [only](const char *name) {
@@ -711,7 +711,7 @@ void printSustained(const char *name, const std::string &shape, double flop, dou
 /// shipped, persistent and tuned kernels, each launched back to back for 3
 /// s while NVML counts the energy and samples clock and power -- the rates
 /// a card running into its power cap gives, cuBLAS's included
-/// (docs/PERF.md, session 6).
+/// (`minitile-bench energy`; docs/PERF.md has the figures).
 void benchEnergy(const std::vector<int64_t> &lengths) {
   minitile::bench::PowerMonitor power;
   if (!power.available()) {
@@ -834,7 +834,7 @@ void benchSoftmax(double copyRate) {
 
 } // namespace
 
-/// minitile-bench [clean|indexer|topk|gemm|softmax|all|energy] [S ...]: which kernels,
+/// minitile-bench [clean|indexer|shapes|topk|gemm|softmax|all|energy] [S ...]: which kernels,
 /// and for the indexer which sequence lengths (S_kv = S / 4); all of them (not
 /// energy, which takes a minute) by default.
 int main(int argc, char **argv) {
@@ -879,7 +879,7 @@ int main(int argc, char **argv) {
     if (what == "indexer" || what == "all") {
       // cuBLAS in this process and harness, beside the peers' do_bench figure,
       // on normal data (the indexer's and the peers') and on uniform data
-      // (this bench's reference until session 18). Both are also timed in
+      // (what this bench compared with before 2026-12-05). Both are also timed in
       // turn with each shape's variants (their ratio to each under the same
       // clock and power; the normal one is the like-for-like reference);
       // MINITILE_BENCH_CUBLAS_TURNS=0 leaves them out of the rounds.

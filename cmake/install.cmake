@@ -72,3 +72,19 @@ install(FILES ${PROJECT_BINARY_DIR}/package/minitileConfig.cmake
               ${PROJECT_BINARY_DIR}/package/minitileConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/minitile.cmake
         DESTINATION ${MINITILE_INSTALL_CMAKEDIR})
+
+# The build tree is not a package (its targets are not exported from it):
+# find_package(minitile) pointed at it (minitile_DIR=BUILD, or BUILD in
+# CMAKE_PREFIX_PATH) finds these two files, which say to install first.
+file(WRITE ${PROJECT_BINARY_DIR}/minitileConfigVersion.cmake
+  "# Accepts any version, so that minitileConfig.cmake runs and says why the build\n"
+  "# tree is no package.\n"
+  "set(PACKAGE_VERSION \"${PROJECT_VERSION}\")\n"
+  "set(PACKAGE_VERSION_COMPATIBLE TRUE)\n")
+file(WRITE ${PROJECT_BINARY_DIR}/minitileConfig.cmake
+  "# minitile's build tree, not a package: see cmake/install.cmake.\n"
+  "set(minitile_FOUND FALSE)\n"
+  "string(CONCAT minitile_NOT_FOUND_MESSAGE \"${PROJECT_BINARY_DIR} is minitile's build tree, \"\n"
+  "    \"which is not a package: install minitile first (cmake --install \"\n"
+  "    \"${PROJECT_BINARY_DIR} --prefix P) and point CMAKE_PREFIX_PATH (or \"\n"
+  "    \"minitile_DIR) at P\")\n")

@@ -52,7 +52,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   if (attr.getName() == "tile.barrier_init")
     return success();
   if (attr.getName() != kTargetAttrName)
-    return op->emitError("unknown tile attribute '") << attr.getName() << "' on an operation";
+    return op->emitError("unknown tile attribute '") << attr.getName().getValue()
+                                                      << "' on an operation";
   auto arch = llvm::dyn_cast<StringAttr>(attr.getValue());
   if (!llvm::isa<ModuleOp>(op))
     return op->emitError("'") << kTargetAttrName << "' belongs on a module";

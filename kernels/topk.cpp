@@ -36,7 +36,7 @@
 // found so far), and the bins found give the k-th largest key; one sweep of
 // the registers writes out every key at or above it. Per entry that is 9-10
 // instructions for the load, the key and the top digit's count, 4 for the
-// second digit and ~5 for the output (docs/PERF.md, topk v3): counts go to
+// second digit and ~5 for the output (read from its SASS): counts go to
 // a spare bin instead of being predicated, warp 0 alone searches the bins
 // (over per-thread sums), and each thread writes its outputs from a bit
 // mask at places one atomic add per warp gives (where more than a quarter

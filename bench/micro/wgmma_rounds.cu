@@ -1,7 +1,7 @@
 // wgmma_rounds.cu - how busy a compute-warpgroup round keeps the tensor pipe.
 //
-// A microbenchmark for the question docs/PERF.md (session 13) asks of the
-// indexer: with G compute warpgroups each running rounds of U overlapped
+// A microbenchmark for a question about the indexer's overlapped loops:
+// with G compute warpgroups each running rounds of U overlapped
 // copies of "gemm, then epilogue" -- the shape tile-warp-specialize gives an
 // overlapped pipelined loop --
 //

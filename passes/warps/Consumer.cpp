@@ -353,8 +353,8 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
     // wgmma wait across: a rest's wait for its gemm stays after the rest
     // before it. (Without it, where a copy releases its stage early, ptxas
     // hoists the wait above the rest of copy c - 1's code, which then no
-    // longer runs under the gemm: 4-6 % slower on the H200, docs/PERF.md
-    // session 9.)
+    // longer runs under the gemm: the overlapped indexer kernels were 4-6 %
+    // slower on an H200, 2026-12-03, minitile-bench indexer.)
     if (k > 0 && !flat[k].rest.empty()) {
       OpBuilder before(terminator);
       WarpSyncOp::create(before, loc);

@@ -23,6 +23,9 @@
 #   example       examples/lightning_indexer copied to WORK/example, built
 #                 against WORK/prefix and run (it says so without a GPU).
 #   cleanup       removes WORK.
+#   build-tree    (no install needed) find_package(minitile) pointed at the
+#                 build tree (minitile_DIR=BINARY_DIR or BINARY_DIR/package)
+#                 fails saying to install first; in WORK-build-tree, removed.
 # WORK lies outside both trees; every project built here is checked not to
 # name SOURCE_DIR or BINARY_DIR in its build files or generated sources.
 set -euo pipefail
@@ -187,7 +190,23 @@ cleanup)
   rm -rf "$work"
   ;;
 
+build-tree)
+  dir=$work-build-tree
+  rm -rf "$dir" && mkdir -p "$dir/project"
+  printf '%s\n' 'cmake_minimum_required(VERSION 3.20)' 'project(p LANGUAGES NONE)' \
+    'find_package(minitile 0.1 CONFIG REQUIRED COMPONENTS generator)' >"$dir/project/CMakeLists.txt"
+  for d in "$bin" "$bin/package"; do
+    rm -rf "$dir/build"
+    if cmake -S "$dir/project" -B "$dir/build" -Dminitile_DIR="$d" >"$dir/log" 2>&1; then
+      fail "find_package(minitile) accepted the build tree ($d)"
+    fi
+    grep -q "install minitile first" "$dir/log" || { cat "$dir/log"; fail "no 'install minitile first' for $d"; }
+    say "minitile_DIR=$d: refused, saying to install first"
+  done
+  rm -rf "$dir"
+  ;;
+
 *)
-  fail "unknown step (install, consumer, reproducible, rebuild, example, cleanup)"
+  fail "unknown step (install, consumer, reproducible, rebuild, example, cleanup, build-tree)"
   ;;
 esac

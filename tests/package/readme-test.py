@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Runs the README's "Use minitile in your application" section, line by line.
+"""Runs a document's code as a reader would, block by block: the README's
+"Use minitile in your application" section, or a whole document (the
+tutorial).
 
-    readme-test.py README.md BINARY_DIR WORK_DIR
+    readme-test.py DOC.md BINARY_DIR WORK_DIR [TITLE]
 
-The section is read at test time, so it cannot drift from what works. Every
-fenced block in it is one of:
+TITLE is the heading line of the section to run ("## Use minitile in your
+application" by default), or "all" for the whole document. The document
+is read at test time, so it cannot drift from what works. Every fenced
+block in it is one of:
   - a ```sh block: run as one script (bash -e), in WORK_DIR, where
     `build` is a link to BINARY_DIR (a checkout built by ./setup.sh) and
     HOME is WORK_DIR/home;
@@ -19,7 +23,7 @@ import shutil
 import subprocess
 import sys
 
-TITLE = "## Use minitile in your application"
+DEFAULT_TITLE = "## Use minitile in your application"
 
 
 def fail(message):
@@ -27,11 +31,13 @@ def fail(message):
     sys.exit(1)
 
 
-def section(readme):
-    lines = open(readme, encoding="utf-8").read().split("\n")
-    if TITLE not in lines:
-        fail(f"README.md has no section '{TITLE}'")
-    start = lines.index(TITLE) + 1
+def section(doc, title):
+    lines = open(doc, encoding="utf-8").read().split("\n")
+    if title == "all":
+        return lines
+    if title not in lines:
+        fail(f"{os.path.basename(doc)} has no section '{title}'")
+    start = lines.index(title) + 1
     end = next((i for i in range(start, len(lines)) if lines[i].startswith("## ")), len(lines))
     return lines[start:end]
 
@@ -57,6 +63,7 @@ def blocks(lines):
 
 def main():
     readme, binary, work = sys.argv[1:4]
+    title = sys.argv[4] if len(sys.argv) > 4 else DEFAULT_TITLE
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(work, "home"))
     os.symlink(os.path.abspath(binary), os.path.join(work, "build"))
@@ -66,7 +73,7 @@ def main():
         env.pop(name, None)
 
     counts = {"run": 0, "write": 0, "check": 0}
-    for anchor, lang, body in blocks(section(readme)):
+    for anchor, lang, body in blocks(section(readme, title)):
         write = re.fullmatch(r"`([^`]+)`:", anchor)
         check = re.search(r"`([^`]+)` declares:$", anchor)
         if lang == "sh":

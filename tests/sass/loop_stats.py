@@ -87,8 +87,8 @@ def main():
     print("mix: " + ", ".join(f"{k} {v}" for k, v in mix.most_common()))
     if args.max_per_hgmma is not None and per > args.max_per_hgmma:
         print(f"FAIL: {per:.2f} instructions per HGMMA, more than the {args.max_per_hgmma} "
-              "this check holds (a regression; if it is an intended trade, say so in "
-              "docs/PERF.md and raise the bound in tests/CMakeLists.txt)")
+              "this check holds (a regression; if it is an intended trade, raise the "
+              "bound in tests/CMakeLists.txt and say there what it buys)")
         failed = True
     if failed:
         sys.exit(1)

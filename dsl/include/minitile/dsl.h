@@ -367,8 +367,9 @@ struct PipelinedOptions {
   /// they were one loop. The values the body reads from the item's code
   /// before the loop (its tiles, weights loaded from them, say) switch
   /// where a group's iterations cross into the next item. Needs `overlap`
-  /// and two to four stages a group. (On the H200 so far a win with one
-  /// compute group, a loss with two: docs/PERF.md, sessions 12-13.)
+  /// and two to four stages a group. (The indexer on an H200, 2026-12-04,
+  /// minitile-bench indexer: 4-9 % faster than the per-item loop with one
+  /// compute group, 12-20 % slower with two.)
   bool continuous = false;
   /// Every group runs every iteration, each its share of the body, rather
   /// than the groups taking the iterations in turn: the body's gemms (a
@@ -446,8 +447,10 @@ public:
   /// A scalar argument of type `t`.
   Value scalar(const std::string &name, DType t,
                SourceLoc loc = SourceLoc::current());
-  /// A global-memory tensor argument, row-major with the given sizes (index
-  /// values or constants). The launcher takes a device pointer for it.
+  /// A global-memory tensor argument, row-major with the given sizes: each a
+  /// size() argument or a C++ constant (anything else is refused; make a
+  /// tensor of another shape with view()). The launcher takes a device
+  /// pointer for it.
   Tensor tensor(const std::string &name, DType t, std::vector<Arg> shape,
                 SourceLoc loc = SourceLoc::current());
   /// A strided view of `base`'s memory: element (i0, i1, ...) lives at
@@ -715,9 +718,12 @@ Value abs(Arg x, SourceLoc loc = SourceLoc::current());
 // Fragments
 //===----------------------------------------------------------------------===//
 
-/// A x B (+ acc) for shared tiles A [M, K] and B [K, N] (or [N, K] with
-/// transposeB): an f32 fragment [M, N]. On sm_90a it runs on the tensor cores
-/// (wgmma), each warpgroup of the executing warps taking 64 rows.
+/// A x B^T (+ acc) for shared tiles A [M, K] and B stored [N, K]: an f32
+/// fragment [M, N]. B must be stored [N, K] and passed with transposeB =
+/// true; B stored [K, N] (transposeB = false) is built, but the kernel's
+/// compile refuses it ("needs B stored [N, K] (transpose_b); [K, N] is not
+/// supported yet"). On sm_90a it runs on the tensor cores (wgmma), each
+/// warpgroup of the executing warps taking 64 rows.
 Value gemm(const Shared &a, const Shared &b, bool transposeB = false,
            Value acc = Value(), SourceLoc loc = SourceLoc::current());
 /// The box of `t` at `origin` with extents `shape`, as a fragment; elements

@@ -7,7 +7,7 @@
 tile.kernel @k(%n: index) attributes {block = array<i32: 32, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{body ends with a tile.yield}}
+  // expected-error@+1 {{'tile.parallel' op body ends with a tile.yield}}
   "tile.parallel"(%c0, %n, %c1) ({
   ^bb0(%i: index):
     tile.return
@@ -32,7 +32,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 32, 1, 1>} {
 tile.kernel @k(%n: index) attributes {block = array<i32: 32, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{body ends with a tile.yield}}
+  // expected-error@+1 {{'tile.for' op body ends with a tile.yield}}
   "tile.for"(%c0, %n, %c1) ({
   ^bb0(%i: index):
     tile.return
@@ -43,7 +43,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 32, 1, 1>} {
 // -----
 
 tile.kernel @k(%c: i1) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{regions end with a tile.yield}}
+  // expected-error@+1 {{'tile.if' op regions end with a tile.yield}}
   "tile.if"(%c) ({
     tile.return
   }, {

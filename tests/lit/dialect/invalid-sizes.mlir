@@ -7,7 +7,7 @@
 tile.kernel @k(%n: index) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{has 1 to 16 stages, not -1}}
+  // expected-error@+1 {{'tile.pipelined' op has 1 to 16 stages, not -1}}
   tile.pipelined %i = %c0 to %n step %c1 stages -1 {
   }
   tile.return
@@ -18,7 +18,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 128, 1, 1>} {
 tile.kernel @k(%n: index) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{has 1 to 16 stages, not 0}}
+  // expected-error@+1 {{'tile.pipelined' op has 1 to 16 stages, not 0}}
   tile.pipelined %i = %c0 to %n step %c1 stages 0 {
   }
   tile.return
@@ -30,7 +30,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 128, 1, 1>} {
 tile.kernel @k(%n: index) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{has 1 to 16 stages, not 1099511627776}}
+  // expected-error@+1 {{'tile.pipelined' op has 1 to 16 stages, not 1099511627776}}
   tile.pipelined %i = %c0 to %n step %c1 stages 1099511627776 {
   }
   tile.return
@@ -39,7 +39,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 128, 1, 1>} {
 // -----
 
 tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
-  // expected-error@+1 {{has 1 to 16 stages, not -1}}
+  // expected-error@+1 {{'tile.alloc_shared' op has 1 to 16 stages, not -1}}
   %a = tile.alloc_shared {stages = -1 : i64} : !tile.shared<64x64xbf16>
   tile.return
 }
@@ -51,7 +51,7 @@ tile.kernel @k(%p: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 12
   %c128 = arith.constant 128 : index
   %v = tile.view %p sizes(%n, %n) strides(%c128, %c128) : !tile.ptr<bf16> -> !tile.tensor<?x?x128xbf16>
   %a = tile.alloc_shared : !tile.shared<128x128xbf16>
-  // expected-error@+1 {{box extents are positive; [-2, -64, 128] is not}}
+  // expected-error@+1 {{'tile.copy' op box extents are positive; [-2, -64, 128] is not}}
   tile.copy %v[%c0, %c0, %c0] to %a box [-2, -64, 128] : !tile.tensor<?x?x128xbf16>, !tile.shared<128x128xbf16>
   tile.return
 }
@@ -64,7 +64,7 @@ tile.kernel @k(%p: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 12
   %v = tile.view %p sizes(%n, %n) strides(%c128, %c128) : !tile.ptr<bf16> -> !tile.tensor<?x?x128xbf16>
   %a = tile.alloc_shared : !tile.shared<128x128xbf16>
   // (2^57 + 1) * 128 * 128 wraps to 16384 in int64.
-  // expected-error@+1 {{a box of [144115188075855873, 128, 128] does not fill a tile of [128, 128]}}
+  // expected-error@+1 {{'tile.copy' op a box of [144115188075855873, 128, 128] does not fill a tile of [128, 128] (its outer extents flatten onto the tile's rows)}}
   tile.copy %v[%c0, %c0, %c0] to %a box [144115188075855873, 128, 128] : !tile.tensor<?x?x128xbf16>, !tile.shared<128x128xbf16>
   tile.return
 }
@@ -88,7 +88,7 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
 // -----
 
 tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
-  // expected-error@+1 {{has a value of 'tensor<4096x4096xi32>': a fragment has at most 65536 elements (a block's registers)}}
+  // expected-error@+1 {{'tile.iota' op has a value of 'tensor<4096x4096xi32>': a fragment has at most 65536 elements (a block's registers)}}
   %i = tile.iota axis 0 : tensor<4096x4096xi32>
   tile.return
 }
@@ -96,7 +96,7 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
 // -----
 
 tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
-  // expected-error@+1 {{has a value of 'tensor<4294967296x4294967296xi32>': a fragment has at most 65536 elements (a block's registers)}}
+  // expected-error@+1 {{'tile.iota' op has a value of 'tensor<4294967296x4294967296xi32>': a fragment has at most 65536 elements (a block's registers)}}
   %i = tile.iota axis 0 : tensor<4294967296x4294967296xi32>
   tile.return
 }
@@ -104,7 +104,7 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
 // -----
 
 tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
-  // expected-error@+1 {{has a value of 'tensor<48xi32>': fragment extents are static powers of two}}
+  // expected-error@+1 {{'tile.iota' op has a value of 'tensor<48xi32>': fragment extents are static powers of two}}
   %i = tile.iota axis 0 : tensor<48xi32>
   tile.return
 }
@@ -113,7 +113,7 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
 
 // Fragments made by upstream ops are held to the same bounds.
 tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
-  // expected-error@+1 {{has a value of 'tensor<131072xf32>': a fragment has at most 65536 elements (a block's registers)}}
+  // expected-error@+1 {{'arith.constant' op has a value of 'tensor<131072xf32>': a fragment has at most 65536 elements (a block's registers)}}
   %c = arith.constant dense<1.0> : tensor<131072xf32>
   tile.return
 }

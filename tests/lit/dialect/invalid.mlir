@@ -2,28 +2,28 @@
 // The verifiers reject malformed tile IR with a message naming the problem.
 
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 0, 1, 1>} {
-  // expected-error@-1 {{block extents are positive, got [0, 1, 1]}}
+  // expected-error@-1 {{'tile.kernel' op block extents are positive, got [0, 1, 1]}}
   tile.return
 }
 
 // -----
 
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 64, 32, 1>} {
-  // expected-error@-1 {{a block holds at most 1024 threads, not 2048}}
+  // expected-error@-1 {{'tile.kernel' op a block holds at most 1024 threads, not 2048}}
   tile.return
 }
 
 // -----
 
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 256, 1, 1>, producer_registers = 20 : i32} {
-  // expected-error@-1 {{producer_registers is 24 to 64, a multiple of 8 (setmaxnreg's steps), not 20}}
+  // expected-error@-1 {{'tile.kernel' op producer_registers is 24 to 64, a multiple of 8 (setmaxnreg's steps), not 20}}
   tile.return
 }
 
 // -----
 
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{views '!tile.ptr<f32>' as '!tile.tensor<?xi32>': the element types differ}}
+  // expected-error@+1 {{'tile.view' op views '!tile.ptr<f32>' as '!tile.tensor<?xi32>': the element types differ}}
   %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xi32>
   tile.return
 }
@@ -31,7 +31,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
 // -----
 
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{gives 0 strides; a rank-2 view takes 1 (the innermost stride is 1)}}
+  // expected-error@+1 {{'tile.view' op gives 0 strides; a rank-2 view takes 1 (the innermost stride is 1)}}
   %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?x8xf32>
   tile.return
 }
@@ -39,7 +39,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
 // -----
 
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{gives 1 sizes but '!tile.tensor<4xf32>' has 0 dynamic dimensions}}
+  // expected-error@+1 {{'tile.view' op gives 1 sizes but '!tile.tensor<4xf32>' has 0 dynamic dimensions}}
   %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<4xf32>
   tile.return
 }
@@ -48,7 +48,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
 
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
   %v = tile.view %p sizes(%n, %n) strides(%n) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
-  // expected-error@+1 {{indexes a rank-2 tensor with 1 indices}}
+  // expected-error@+1 {{'tile.load' op indexes a rank-2 tensor with 1 indices}}
   %x = tile.load %v[%n] : !tile.tensor<?x?xf32> -> f32
   tile.return
 }
@@ -58,7 +58,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
   %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
   %c = arith.constant 1 : i32
-  // expected-error@+1 {{accesses 'i32' in '!tile.tensor<?xf32>': the element types differ}}
+  // expected-error@+1 {{'tile.store' op accesses 'i32' in '!tile.tensor<?xf32>': the element types differ}}
   tile.store %c, %v[%n] : i32, !tile.tensor<?xf32>
   tile.return
 }
@@ -68,7 +68,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
   %v = tile.view %p sizes() strides(%n) : !tile.ptr<f32> -> !tile.tensor<6x6xf32>
   %c = arith.constant dense<1.0> : vector<4xf32>
-  // expected-error@+1 {{a 'vector<4xf32>' access cannot tile the inner dimension}}
+  // expected-error@+1 {{'tile.store' op a 'vector<4xf32>' access cannot tile the inner dimension of '!tile.tensor<6x6xf32>'}}
   tile.store %c, %v[%n, %n] : vector<4xf32>, !tile.tensor<6x6xf32>
   tile.return
 }
@@ -78,7 +78,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
 tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {
   %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
   %c = arith.constant dense<1.0> : vector<8xf32>
-  // expected-error@+1 {{vector accesses are 2, 4, 8 or 16 bytes, not 32}}
+  // expected-error@+1 {{'tile.store' op vector accesses are 2, 4, 8 or 16 bytes, not 32}}
   tile.store %c, %v[%n] : vector<8xf32>, !tile.tensor<?xf32>
   tile.return
 }
@@ -89,7 +89,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.parallel %i = %c0 to %n step %c1 {
-    // expected-error@+1 {{cannot nest in another tile.parallel}}
+    // expected-error@+1 {{'tile.parallel' op cannot nest in another tile.parallel: each iteration runs on one thread, a parallel loop needs all of them}}
     tile.parallel %j = %c0 to %n step %c1 {
     }
   }
@@ -99,7 +99,7 @@ tile.kernel @k(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 32,
 // -----
 
 tile.host @h(%n: index) {
-  // expected-error@-1 {{argument 0 has no tile.name}}
+  // expected-error@-1 {{'tile.host' op argument 0 has no tile.name}}
   tile.return
 }
 
@@ -107,7 +107,7 @@ tile.host @h(%n: index) {
 
 tile.host @h(%n: index {tile.name = "n"}) {
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{launches 'nope', which is not a tile.kernel}}
+  // expected-error@+1 {{'tile.launch' op launches 'nope', which is not a tile.kernel}}
   tile.launch @nope grid(%c1, %c1, %c1) args(%n) : (index) -> ()
   tile.return
 }
@@ -116,7 +116,7 @@ tile.host @h(%n: index {tile.name = "n"}) {
 
 tile.host @h(%n: index {tile.name = "n"}) {
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{argument 0 is 'index' but 'k' takes 'i32'}}
+  // expected-error@+1 {{'tile.launch' op argument 0 is 'index' but 'k' takes 'i32'}}
   tile.launch @k grid(%c1, %c1, %c1) args(%n) : (index) -> ()
   tile.return
 }
@@ -127,7 +127,7 @@ tile.kernel @k(%n: i32) attributes {block = array<i32: 32, 1, 1>} {
 // -----
 
 tile.host @h(%n: index {tile.name = "n"}) {
-  // expected-error@+1 {{is device code: it must be inside a tile.kernel}}
+  // expected-error@+1 {{'tile.thread_id' op is device code: it must be inside a tile.kernel}}
   %t = tile.thread_id x
   tile.launch @k grid(%t, %t, %t) args(%n) : (index) -> ()
   tile.return
@@ -148,7 +148,7 @@ tile.kernel @k(%t: !tile.tensor<f32>) attributes {block = array<i32: 32, 1, 1>} 
 tile.kernel @k(%n: index) attributes {block = array<i32: 384, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{has 4 stages for 3 groups; the stages must be a multiple of the groups}}
+  // expected-error@+1 {{'tile.pipelined' op has 4 stages for 3 groups; the stages must be a multiple of the groups}}
   tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 3 {
   }
   tile.return
@@ -161,7 +161,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 384, 1, 1>} {
 tile.kernel @k(%a: !tile.shared<64x64xbf16, swizzle = 128>, %n: index) attributes {block = array<i32: 256, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{is cooperative: its 1 top-level gemms are dealt out to 2 groups, so they are a nonzero multiple of the groups}}
+  // expected-error@+1 {{'tile.pipelined' op is cooperative: its 1 top-level gemms are dealt out to 2 groups, so they are a nonzero multiple of the groups}}
   tile.pipelined %i = %c0 to %n step %c1 stages 3 groups 2 {
     %s = tile.gemm %a, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
   } {cooperative}
@@ -173,7 +173,7 @@ tile.kernel @k(%a: !tile.shared<64x64xbf16, swizzle = 128>, %n: index) attribute
 tile.kernel @k(%a: !tile.shared<64x64xbf16, swizzle = 128>, %n: index, %c: i1) attributes {block = array<i32: 256, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error@+1 {{is cooperative, so its gemms are at the top level of its body (each group takes whole gemms); one is nested in a region}}
+  // expected-error@+1 {{'tile.pipelined' op is cooperative, so its gemms are at the top level of its body (each group takes whole gemms); one is nested in a region}}
   tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
     %s = tile.gemm %a, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
     tile.if %c {
@@ -189,7 +189,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 256, 1, 1>} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.pipelined %j = %c0 to %n step %c1 stages 2 {
-    // expected-error@+1 {{is cooperative and continuous; a continuous stream alternates its iterations between the groups, so choose one}}
+    // expected-error@+1 {{'tile.pipelined' op is cooperative and continuous; a continuous stream alternates its iterations between the groups, so choose one}}
     tile.pipelined %i = %c0 to %n step %c1 stages 4 groups 2 {
     } {continuous, cooperative}
   }
@@ -199,7 +199,7 @@ tile.kernel @k(%n: index) attributes {block = array<i32: 256, 1, 1>} {
 // -----
 
 tile.kernel @k(%t: !tile.shared<64xf32>, %i: index, %x: f32) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{'max' takes integers; floats take add and exchange}}
+  // expected-error@+1 {{'tile.shared_atomic' op 'max' takes integers; floats take add and exchange}}
   %o = tile.shared_atomic max %x, %t[%i, %i] : f32, !tile.shared<64xf32>
   tile.return
 }
@@ -208,7 +208,7 @@ tile.kernel @k(%t: !tile.shared<64xf32>, %i: index, %x: f32) attributes {block =
 
 tile.kernel @k(%p: !tile.ptr<i64>, %n: index, %x: i32) attributes {block = array<i32: 32, 1, 1>} {
   %v = tile.view %p sizes(%n) strides() : !tile.ptr<i64> -> !tile.tensor<?xi64>
-  // expected-error@+1 {{a 'i32' atomic on elements of 'i64'}}
+  // expected-error@+1 {{'tile.atomic' op a 'i32' atomic on elements of 'i64'}}
   %o = tile.atomic add %x, %v[%n] : i32, !tile.tensor<?xi64>
   tile.return
 }
@@ -216,7 +216,7 @@ tile.kernel @k(%p: !tile.ptr<i64>, %n: index, %x: i32) attributes {block = array
 // -----
 
 tile.kernel @k(%t: !tile.shared<64xf32>, %i: index) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{accesses 'i32' in '!tile.shared<64xf32>': the element types differ}}
+  // expected-error@+1 {{'tile.shared_load' op accesses 'i32' in '!tile.shared<64xf32>': the element types differ}}
   %o = tile.shared_load %t[%i, %i] : !tile.shared<64xf32> -> i32
   tile.return
 }
@@ -224,15 +224,23 @@ tile.kernel @k(%t: !tile.shared<64xf32>, %i: index) attributes {block = array<i3
 // -----
 
 tile.kernel @k(%c: i1) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{'ballot' gives an i32 mask}}
+  // expected-error@+1 {{'tile.vote' op 'ballot' gives an i32 mask}}
   %o = tile.vote ballot %c : i1
   tile.return
 }
 
 // -----
 
+tile.kernel @k(%c: i1) attributes {block = array<i32: 32, 1, 1>} {
+  // expected-error@+1 {{'tile.vote' op 'any' gives an i1}}
+  %o = tile.vote any %c : i32
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%x: i32) attributes {block = array<i32: 48, 1, 1>} {
-  // expected-error@+1 {{is warp-wide, but the block's 48 threads are not whole warps of 32}}
+  // expected-error@+1 {{'tile.shuffle_down' op is warp-wide, but the block's 48 threads are not whole warps of 32}}
   %o = tile.shuffle_down %x, %x : i32
   tile.return
 }
@@ -240,7 +248,7 @@ tile.kernel @k(%x: i32) attributes {block = array<i32: 48, 1, 1>} {
 // -----
 
 tile.kernel @k(%c: i1) attributes {block = array<i32: 32, 1, 1>} {
-  // expected-error@+1 {{the condition region ends with tile.condition}}
+  // expected-error@+1 {{'tile.while' op the condition region ends with tile.condition}}
   tile.while {
     tile.yield
   } do {
@@ -255,7 +263,7 @@ tile.kernel @nested_in_groups(%n: index) attributes {block = array<i32: 256, 1, 
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
-    // expected-error@+1 {{nests in a tile.pipelined of 2 groups; it nests only in loops of one group}}
+    // expected-error@+1 {{'tile.pipelined' op nests in a tile.pipelined of 2 groups; it nests only in loops of one group}}
     tile.pipelined %j = %c0 to %n step %c1 stages 2 {
     }
   }
@@ -268,7 +276,7 @@ tile.kernel @queue_groups(%n: index, %counter: !tile.ptr<i32>) attributes {block
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i32> -> !tile.tensor<1xi32>
-  // expected-error@+1 {{hands its iterations out from a queue, so it runs on one group, carries nothing and nests in no pipelined loop}}
+  // expected-error@+1 {{'tile.pipelined' op hands its iterations out from a queue, so it runs on one group, carries nothing and nests in no pipelined loop}}
   tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 queue %queue : !tile.tensor<1xi32> {
   }
   tile.return
@@ -281,7 +289,7 @@ tile.kernel @queue_nested(%n: index, %counter: !tile.ptr<i32>) attributes {block
   %c1 = arith.constant 1 : index
   %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i32> -> !tile.tensor<1xi32>
   tile.pipelined %i = %c0 to %n step %c1 stages 2 {
-    // expected-error@+1 {{hands its iterations out from a queue, so it runs on one group, carries nothing and nests in no pipelined loop}}
+    // expected-error@+1 {{'tile.pipelined' op hands its iterations out from a queue, so it runs on one group, carries nothing and nests in no pipelined loop}}
     tile.pipelined %j = %c0 to %n step %c1 stages 2 queue %queue : !tile.tensor<1xi32> {
     }
   }
@@ -294,7 +302,7 @@ tile.kernel @queue_type(%n: index, %counter: !tile.ptr<i64>) attributes {block =
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %queue = tile.view %counter[%c0] sizes() strides() : !tile.ptr<i64> -> !tile.tensor<1xi64>
-  // expected-error@+1 {{takes its queue as a one-dimensional i32 tensor, not}}
+  // expected-error@+1 {{'tile.pipelined' op takes its queue as a one-dimensional i32 tensor, not}}
   tile.pipelined %i = %c0 to %n step %c1 stages 2 queue %queue : !tile.tensor<1xi64> {
   }
   tile.return

@@ -4,8 +4,8 @@
 // tile's readers (a barrier), then waits on its mbarrier with the parity of
 // this pass over it, kept in a local and flipped after each wait. With the
 // parity fixed at 0 the second wait would pass on the first copy's phase and
-// read the tile before the second copy lands (as it did on the H200, session
-// 17: items' rows written with another item's).
+// read the tile before the second copy lands (on a GPU: items' rows
+// written with another item's).
 // CHECK-LABEL: tile.kernel @w_kernel
 // CHECK: %[[PHASE:.*]] = tile.alloc_local : <index>
 // CHECK: tile.local_store %c0, %[[PHASE]]

@@ -738,8 +738,8 @@ int work(const Spec &spec, const Options &o, int progress) {
       // The points take turns, kRound launches each a round, until each has
       // o.reps: each sees the same drift of clock and power over the run
       // (timed one after the other, a point late in the list lost 10-15 % to
-      // the same kernel early in it on the H200 at the 700 W cap:
-      // docs/PERF.md, session 9).
+      // the same kernel early in it on an H200 at the 700 W cap,
+      // 2026-12-03).
       constexpr int kRound = 5;
       std::vector<std::vector<double>> ms(spec.points.size());
       for (int done = 0; done < o.reps; done += kRound)

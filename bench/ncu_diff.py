@@ -4,8 +4,9 @@
   ncu_diff.py A.csv B.csv [N]
 
 A and B: `ncu --import X.ncu-rep --page source --csv --print-source sass`
-of the same kernel (say the indexer's s8 with one item a multiprocessor and
-with four: bench/experiments/u4-items.sh, tune-runner --profile). Prints
+of the same kernel (say one tune-runner point on two shapes: `ncu
+--launch-skip 1 --launch-count 1 -o X DIR/tune-runner --profile POINT:SHAPE`,
+see docs/tools.md). Prints
 each run's total, then the N (default 25) instructions whose share of the
 samples grew most from A to B, with both shares and the SASS -- what the
 slower run does more of.

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """How long the persistent indexer's blocks take under each work order, in
 a model: every item costs A us plus B us a KV tile on its multiprocessor
-(session 11's figures for three groups at ~1.7 GHz: A = 0.58, B = 0.37),
-every launch LAUNCH us more (4.3), every multiprocessor runs at the same
+(the defaults, A = 0.58, B = 0.37 and LAUNCH = 4.3: a line through the
+persistent kernel of three groups on full windows of 8 to 64 tiles an item,
+timed by a tune runner on an H200 at ~1.7 GHz, 2026-12-04),
+every launch LAUNCH us more, every multiprocessor runs at the same
 speed. Causal windows as the peer benchmark's (ks = 0, ke = s * S_kv / S + 1),
 two queries an item, tiles of 64 KV rows.
 
@@ -17,7 +19,7 @@ the tail of the last items' drains.
 With QUERIES = 4 an item holds four queries and a tile's gemm twice the
 columns (B doubled), the cost of an item assumed the same: half the items.
 
-    bench/experiments/schedule_model.py [A B LAUNCH [QUERIES]]
+    bench/schedule_model.py [A B LAUNCH [QUERIES]]
 """
 import heapq
 import math

@@ -19,7 +19,7 @@ parameters and block shape (what --ptx requires) and changes one thing.
             multiprocessor reads) with an L2 evict_last policy
   stfirst   every st.global with an L2 evict_first policy (the logits)
   noprefetch  without the prefetch.tensormap of each tensor map at the
-            kernel's start (the lowering adds it since session 14)
+            kernel's start (which the lowering adds)
 """
 import re
 import sys
