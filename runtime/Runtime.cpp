@@ -131,6 +131,34 @@ CUcontext ensureContext(int device) {
   return ctx;
 }
 
+CUcontext useDevice(int device) {
+  Driver &d = api();
+  CUcontext ctx = nullptr;
+  check(d.cuCtxGetCurrent(&ctx), "cuCtxGetCurrent");
+  CUdevice want;
+  check(d.cuDeviceGet(&want, device), "cuDeviceGet");
+  if (ctx) {
+    CUdevice have;
+    if (d.cuCtxGetDevice(&have) == CUDA_SUCCESS && have == want)
+      return ctx;
+  }
+  // Each device's primary context is retained once for the process.
+  static std::mutex mutex;
+  static std::map<CUdevice, CUcontext> primary;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = primary.find(want);
+    if (it == primary.end()) {
+      CUcontext retained = nullptr;
+      check(d.cuDevicePrimaryCtxRetain(&retained, want), "cuDevicePrimaryCtxRetain");
+      it = primary.emplace(want, retained).first;
+    }
+    ctx = it->second;
+  }
+  check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  return ctx;
+}
+
 static CUdevice currentDevice() {
   ensureContext();
   CUdevice dev;

@@ -53,6 +53,12 @@ bool available(std::string *why = nullptr);
 /// device `device`'s primary context.
 CUcontext ensureContext(int device = 0);
 
+/// Makes device `device`'s primary context current on the calling thread
+/// unless a context of that device already is, and returns it: for callers
+/// that launch on memory of a given device from any thread (PyTorch's
+/// tensors live in the primary contexts).
+CUcontext useDevice(int device);
+
 /// The CUDA device name and multiprocessor count of the current context.
 std::string deviceName();
 int multiprocessorCount();
