@@ -1,6 +1,9 @@
 //===- Ptxas.cpp - PTX -> cubin through the CUDA toolkit's ptxas -----------===//
 #include "lowering/Stages.h"
 
+#include <csignal>
+#include <pthread.h>
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -26,6 +29,8 @@ std::string ptxasPath() {
 }
 
 namespace {
+void (*childHook)(int pid, bool started) = nullptr;
+
 /// A temporary file, removed when it goes out of scope or a signal (SIGINT,
 /// SIGTERM, SIGHUP) ends the program.
 struct TempFile {
@@ -33,9 +38,17 @@ struct TempFile {
   int fd = -1;
   std::error_code ec;
   explicit TempFile(const char *suffix) {
+    // Signals wait until the file is registered: one arriving between its
+    // creation and its registration would leave it behind.
+    sigset_t ending, before;
+    sigemptyset(&ending);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+      sigaddset(&ending, sig);
+    pthread_sigmask(SIG_BLOCK, &ending, &before);
     ec = llvm::sys::fs::createTemporaryFile("minitile", suffix, fd, path);
     if (!ec)
       llvm::sys::RemoveFileOnSignal(path);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
   }
   ~TempFile() {
     if (!ec) {
@@ -92,6 +105,8 @@ std::string readReport(const std::string &text, PtxasResult &result) {
 }
 } // namespace
 
+void setPtxasChildHook(void (*hook)(int pid, bool started)) { childHook = hook; }
+
 PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
   PtxasResult result;
   std::string ptxas = ptxasPath();
@@ -124,8 +139,22 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, log.path.str(),
                                                 log.path.str()};
   std::string launchError;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0,
-                                     &launchError);
+  int rc = -1;
+  {
+    bool failed = false;
+    llvm::sys::ProcessInfo child =
+        llvm::sys::ExecuteNoWait(ptxas, args, std::nullopt, redirects, 0, &launchError,
+                                 &failed);
+    if (!failed && child.Pid) {
+      if (childHook)
+        childHook(child.Pid, true);
+      llvm::sys::ProcessInfo done =
+          llvm::sys::Wait(child, /*SecondsToWait=*/std::nullopt, &launchError);
+      if (childHook)
+        childHook(child.Pid, false);
+      rc = done.ReturnCode;
+    }
+  }
   if (rc == -1) { // never started
     result.log = "cannot run '" + ptxas + "': " + launchError;
     return result;

@@ -86,5 +86,9 @@ struct PtxasResult {
 std::string ptxasPath();
 /// Runs ptxas on `ptx`.
 PtxasResult assembleCubin(const std::string &ptx, const Target &target);
+/// Told of each ptxas process as it starts (`started`) and ends, so that a
+/// tool can end it with itself on a signal (minitile does: a ptxas left
+/// running would write its output after the tool removed it).
+void setPtxasChildHook(void (*hook)(int pid, bool started));
 
 } // namespace minitile

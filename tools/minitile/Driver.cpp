@@ -510,6 +510,12 @@ int cliMain(int argc, char **argv) {
   // Nothing escapes as an abort: every exception is a one-line error, and
   // so is an LLVM fatal error (docs/ROBUSTNESS.md lists them).
   files::installFatalErrorHandlers("minitile");
+  setPtxasChildHook([](int pid, bool started) {
+    if (started)
+      files::endOnSignal(pid);
+    else
+      files::forgetChild(pid);
+  });
   int status;
   try {
     status = run(argc, argv);
