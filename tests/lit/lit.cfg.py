@@ -39,6 +39,8 @@ try:
     config.available_features.add("cuda-driver")
 except OSError:
     pass
+if os.path.exists(os.path.join(config.minitile_build_root, "examples", "gemm", "gemm-generator")):
+    config.available_features.add("examples")
 if config.sanitize:
     config.available_features.add("sanitized")
 if os.geteuid() == 0:
