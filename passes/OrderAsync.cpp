@@ -44,6 +44,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -127,10 +128,30 @@ bool mayAlias(const Ref &a, const Ref &b, bool sameIndices = true) {
   return a.stage == b.stage;
 }
 
+/// (wgmma_commit, tile its group reads) -> fewest commits since.
+using Groups = std::map<std::pair<Operation *, Ref>, int>;
+
+/// Records that `key`'s group has had `after` commits since on some path:
+/// the fewest over the paths is what a wait must count.
+void keepFewest(Groups &groups, const std::pair<Operation *, Ref> &key, int after) {
+  auto [it, added] = groups.emplace(key, after);
+  if (!added)
+    it->second = std::min(it->second, after);
+}
+
+/// The tiles a wgmma reads (an unknown tile where its descriptor is not a
+/// hopper.wgmma_desc).
+std::array<Ref, 2> readsOf(WgmmaOp mma) {
+  auto ref = [](Value d) {
+    auto desc = d.getDefiningOp<WgmmaDescOp>();
+    return desc ? refOf(desc.getTile()) : Ref();
+  };
+  return {ref(mma.getDescA()), ref(mma.getDescB())};
+}
+
 /// What one thread has in flight at a point, over every path to it.
 struct State {
-  /// (wgmma_commit, tile its group reads) -> fewest commits since.
-  std::map<std::pair<Operation *, Ref>, int> wgmma;
+  Groups wgmma;
   std::set<Ref> open;  // read by wgmmas not yet committed
   std::set<Ref> bulk;  // read by bulk copies not yet waited for
   std::set<Ref> dirty; // written by this thread since its last proxy fence
@@ -139,11 +160,8 @@ struct State {
     return wgmma == o.wgmma && open == o.open && bulk == o.bulk && dirty == o.dirty;
   }
   void join(const State &o) {
-    for (auto &[k, after] : o.wgmma) {
-      auto [it, added] = wgmma.emplace(k, after);
-      if (!added)
-        it->second = std::min(it->second, after);
-    }
+    for (auto &[k, after] : o.wgmma)
+      keepFewest(wgmma, k, after);
     open.insert(o.open.begin(), o.open.end());
     bulk.insert(o.bulk.begin(), o.bulk.end());
     dirty.insert(o.dirty.begin(), o.dirty.end());
@@ -152,11 +170,8 @@ struct State {
   State renamed(llvm::function_ref<SmallVector<Ref>(const Ref &)> f) const {
     State s;
     for (auto &[k, after] : wgmma)
-      for (const Ref &r : f(k.second)) {
-        auto [it, added] = s.wgmma.emplace(std::make_pair(k.first, r), after);
-        if (!added)
-          it->second = std::min(it->second, after);
-      }
+      for (const Ref &r : f(k.second))
+        keepFewest(s.wgmma, {k.first, r}, after);
     auto set = [&](const std::set<Ref> &from, std::set<Ref> &to) {
       for (const Ref &r : from)
         for (const Ref &n : f(r))
@@ -313,12 +328,14 @@ private:
     return true;
   }
 
-  void conflicts(const State &s, const Ref &r, Need &need) const {
+  /// The async reads in `s` of tiles that may be `r` (see mayAlias), as
+  /// what `need` must wait for.
+  static void conflicts(const State &s, const Ref &r, Need &need, bool sameIndices = true) {
     for (auto &[k, after] : s.wgmma)
-      if (mayAlias(k.second, r))
+      if (mayAlias(k.second, r, sameIndices))
         need.commits.insert(k.first);
     for (const Ref &b : s.bulk)
-      if (mayAlias(b, r))
+      if (mayAlias(b, r, sameIndices))
         need.bulkWait = true;
   }
 
@@ -340,14 +357,8 @@ private:
     for (auto &[w, r] : writers_) {
       if (role && roleOf(w) && roleOf(w) != role)
         continue;
-      if (!mayFollow(w, op))
-        continue;
-      for (auto &[k, after] : s.wgmma)
-        if (mayAlias(k.second, r, /*sameIndices=*/false))
-          need.commits.insert(k.first);
-      for (const Ref &b : s.bulk)
-        if (mayAlias(b, r, false))
-          need.bulkWait = true;
+      if (mayFollow(w, op))
+        conflicts(s, r, need, /*sameIndices=*/false);
     }
   }
 
@@ -361,32 +372,24 @@ private:
     before_[op] = s;
     Need need;
     if (auto wgmma = llvm::dyn_cast<WgmmaOp>(op)) {
-      for (Value d : {wgmma.getDescA(), wgmma.getDescB()}) {
-        auto desc = d.getDefiningOp<WgmmaDescOp>();
-        s.open.insert(desc ? refOf(desc.getTile()) : Ref());
-      }
+      for (const Ref &r : readsOf(wgmma))
+        s.open.insert(r);
     } else if (llvm::isa<WgmmaCommitOp>(op)) {
       for (auto &[k, after] : s.wgmma)
         after = std::min(after + 1, kMaxAfter);
-      for (const Ref &r : s.open) {
-        auto [it, added] = s.wgmma.emplace(std::make_pair(op, r), 0);
-        if (!added)
-          it->second = 0;
-      }
+      for (const Ref &r : s.open)
+        keepFewest(s.wgmma, {op, r}, 0);
       s.open.clear();
     } else if (auto wait = llvm::dyn_cast<WgmmaWaitOp>(op)) {
       for (auto it = s.wgmma.begin(); it != s.wgmma.end();)
         it = it->second >= wait.getPending() ? s.wgmma.erase(it) : std::next(it);
     } else if (llvm::isa<WgmmaFenceOp>(op)) {
+      // The group this fence opens: its wgmmas up to the commit.
       SmallVector<Ref> reads;
       for (Operation *n = op->getNextNode(); n && !llvm::isa<WgmmaCommitOp>(n);
            n = n->getNextNode())
-        if (auto desc = llvm::dyn_cast<WgmmaDescOp>(n))
-          reads.push_back(refOf(desc.getTile()));
-        else if (auto mma = llvm::dyn_cast<WgmmaOp>(n))
-          for (Value d : {mma.getDescA(), mma.getDescB()})
-            if (auto desc = d.getDefiningOp<WgmmaDescOp>())
-              reads.push_back(refOf(desc.getTile()));
+        if (auto mma = llvm::dyn_cast<WgmmaOp>(n))
+          llvm::append_range(reads, readsOf(mma));
       need.fence = !reads.empty() && dirty(s, reads);
     } else if (auto store = llvm::dyn_cast<BulkStoreOp>(op)) {
       Ref source = refOf(store.getSource());
@@ -458,23 +461,36 @@ private:
     return out;
   }
 
+  /// A loop's header state: `header` (the state entering it) joined with
+  /// what `back` makes of `body`'s end, until that changes nothing; and the
+  /// body's end from it.
+  static std::pair<State, State> fixpoint(State header, llvm::function_ref<State(State)> body,
+                                          llvm::function_ref<State(const State &)> back) {
+    for (;;) {
+      State end = body(header);
+      State next = header;
+      next.join(back(end));
+      if (next == header)
+        return {std::move(header), std::move(end)};
+      header = std::move(next);
+    }
+  }
+
   State forLoop(ForOp loop, State in) {
     Block &body = loop.getBody().front();
     auto yield = llvm::cast<YieldOp>(body.getTerminator());
     ValueRange inits = loop.getInitArgs();
-    State header = in.renamed(
-        [&](const Ref &r) { return carry(r, loop, inits, loop.getRegionIterArgs()); });
-    State end;
-    for (int round = 0;; ++round) {
-      end = block(body, header);
-      State next = header;
-      next.join(end.renamed([&](const Ref &r) {
-        return carry(r, loop, yield.getValues(), loop.getRegionIterArgs());
-      }));
-      if (next == header)
-        break;
-      header = std::move(next);
-    }
+    State end =
+        fixpoint(
+            in.renamed(
+                [&](const Ref &r) { return carry(r, loop, inits, loop.getRegionIterArgs()); }),
+            [&](State s) { return block(body, std::move(s)); },
+            [&](const State &e) {
+              return e.renamed([&](const Ref &r) {
+                return carry(r, loop, yield.getValues(), loop.getRegionIterArgs());
+              });
+            })
+            .second;
     State out =
         in.renamed([&](const Ref &r) { return carry(r, loop, inits, loop.getResults()); });
     out.join(end.renamed(
@@ -501,24 +517,25 @@ private:
   /// A loop whose regions run in turn, carrying nothing but memory (a
   /// tile.while).
   State anyLoop(Operation *op, State in) {
-    State header = in, end;
-    for (;;) {
-      end = header;
-      for (Region &region : op->getRegions())
-        for (Block &b : region)
-          end = block(b, end);
-      State next = header;
-      next.join(end.renamed([&](const Ref &r) { return carry(r, op, {}, {}); }));
-      if (next == header)
-        break;
-      header = std::move(next);
-    }
+    auto leave = [&](const State &e) {
+      return e.renamed([&](const Ref &r) { return carry(r, op, {}, {}); });
+    };
+    State header = fixpoint(
+                       std::move(in),
+                       [&](State s) {
+                         for (Region &region : op->getRegions())
+                           for (Block &b : region)
+                             s = block(b, std::move(s));
+                         return s;
+                       },
+                       leave)
+                       .first;
     // Leaving from the condition (the first region) after any iteration.
     State out = header;
     if (op->getNumRegions())
       for (Block &b : op->getRegion(0))
         out = block(b, out);
-    return out.renamed([&](const Ref &r) { return carry(r, op, {}, {}); });
+    return leave(out);
   }
 
   Operation *kernel_;
