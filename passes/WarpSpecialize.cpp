@@ -401,7 +401,7 @@ LogicalResult specialise(KernelOp kernel,
     int64_t perIteration = cooperative(loop) ? threads : perGroup;
     // A loop whose stages are released one iteration late has a spare
     // empty barrier (see buildConsumer).
-    int64_t spare = body.accumulating.empty() ? 0 : 1;
+    int64_t spare = releasesLate(loop, body) ? 1 : 0;
     // (A ring with early barriers keeps them after its full ones: see Ring.)
     Ring ring{int64_t(loop.getStages()),
               allocateBarriers(kernel, loop.getStages() * (body.early.empty() ? 1 : 2), 1, loc),

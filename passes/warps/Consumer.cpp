@@ -437,6 +437,10 @@ Value groupIndex(OpBuilder &b, Location loc, Value computeTid, int64_t threadsPe
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), uniform);
 }
 
+bool releasesLate(PipelinedOp loop, const Body &body) {
+  return !body.accumulating.empty() && loop.getStages() / loop.getGroups() >= 2;
+}
+
 /// The consumer side: a loop over the group's iterations (`group`: this
 /// thread's, from groupIndex). A stage is released once its iteration has
 /// read it -- after the first read of a gemm's result, which waits for the
@@ -457,11 +461,7 @@ void buildConsumer(PipelinedOp loop, const Body &body, const Ring &ring, Value g
   // groups). This run's first iteration for the group is then
   // (group - runs) mod groups.
   auto [first, lb, step] = ring.groupIterations(b, loc, loop, group, loop.getGroups());
-  // Lagged only where the group's previous iteration read another stage:
-  // with one stage per group the previous stage is this iteration's, which
-  // its still running gemm reads (tile-order-async then waits for it
-  // before the release instead).
-  bool lagged = !body.accumulating.empty() && ring.stages / loop.getGroups() >= 2;
+  bool lagged = releasesLate(loop, body);
   if (lagged)
     for (GemmOp gemm : body.accumulating)
       gemm.setMaxPending(1);

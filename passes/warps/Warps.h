@@ -65,6 +65,13 @@ struct Body {
   bool isEarly(size_t copy) const { return !early.empty() && early[copy]; }
 };
 
+/// Whether the consumer of `loop` releases each stage an iteration late,
+/// once the gemm that read it is done: a gemm result the loop carries, and
+/// each group taking two or more stages in turn (with one, the previous
+/// iteration's stage is this one's, which its running gemm still reads:
+/// tile-order-async then waits for the gemm before the release instead).
+bool releasesLate(PipelinedOp loop, const Body &body);
+
 /// A tile.for over [lb, ub) by `step` carrying what `loop` carries, holding
 /// `loop`'s body (its index and iter_args replaced); `loop`'s results are
 /// replaced by the new loop's. `loop` is left empty.
