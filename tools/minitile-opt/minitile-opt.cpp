@@ -14,21 +14,7 @@
 
 namespace {
 
-/// The exit status `status`, with any failed write to standard output or
-/// error forgotten first: llvm::outs() and llvm::errs() abort as the program
-/// ends if one failed (2>/dev/full). Standard output failing fails the
-/// command; standard error failing loses only messages.
-int finish(int status) {
-  for (llvm::raw_fd_ostream *os : {&llvm::outs(), &llvm::errs()}) {
-    os->flush();
-    if (os->has_error()) {
-      os->clear_error();
-      if (os == &llvm::outs() && status == 0)
-        status = 1;
-    }
-  }
-  return status;
-}
+int finish(int status) { return minitile::files::finishStandardStreams(status); }
 
 int fail(const std::string &message) {
   llvm::errs() << "minitile-opt: error: " << message << "\n";

@@ -524,19 +524,8 @@ int cliMain(int argc, char **argv) {
   } catch (...) {
     status = fail("internal error: an unknown exception");
   }
-  // llvm::outs() and llvm::errs() (remarks, --print-ir-after-all) abort as
-  // the program ends if a write to them failed (2>/dev/full): forgotten
-  // here. Standard output failing fails the command; standard error
-  // failing loses only messages.
-  for (llvm::raw_fd_ostream *os : {&llvm::outs(), &llvm::errs()}) {
-    os->flush();
-    if (os->has_error()) {
-      os->clear_error();
-      if (os == &llvm::outs() && status == 0)
-        status = 1;
-    }
-  }
-  return status;
+  // (Remarks and --print-ir-after-all write to llvm::outs() and errs().)
+  return files::finishStandardStreams(status);
 }
 
 } // namespace minitile

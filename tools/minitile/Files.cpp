@@ -4,6 +4,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -285,6 +286,18 @@ std::string temporaryModel(const std::string &path, size_t extra) {
   if (file.size() + suffix.size() + extra <= static_cast<size_t>(most))
     return path + suffix;
   return (dir.empty() ? std::string() : dir + "/") + ".minitile.tmp-%%%%%%";
+}
+
+int finishStandardStreams(int status) {
+  for (llvm::raw_fd_ostream *os : {&llvm::outs(), &llvm::errs()}) {
+    os->flush();
+    if (os->has_error()) {
+      os->clear_error();
+      if (os == &llvm::outs() && status == 0)
+        status = 1;
+    }
+  }
+  return status;
 }
 
 } // namespace minitile::files

@@ -42,6 +42,13 @@ void removeOnSignal(const std::string &path);
 /// Undoes removeOnSignal(path).
 void keep(const std::string &path);
 
+/// The exit status `status`, with any failed write to standard output or
+/// error forgotten first: llvm::outs() and llvm::errs() abort as the program
+/// ends if one failed (2>/dev/full). Standard output failing fails the
+/// command (status 1 where it was 0); standard error failing loses only
+/// messages.
+int finishStandardStreams(int status);
+
 /// Registers a child process to be ended (SIGKILL) and waited for before
 /// the paths are removed on a signal, until forgetChild().
 void endOnSignal(pid_t child);
