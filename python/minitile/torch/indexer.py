@@ -93,6 +93,29 @@ def pytorch_extract_topk_scores(logits, topk_indices, dim=-1):
     return torch.where(valid, torch.gather(logits, dim, safe), float("-inf"))
 
 
+def _step_forward(ctx, forward, index_q, index_k, weights, cu_seqlen_ks, cu_seqlen_ke, topk,
+                  topk_indices):
+    """The training step's forward, single or batched (`forward` the logits):
+    (scores, indices) of the top-k logits, or the scores at the given
+    indices; saves what _step_backward needs."""
+    ks, ke = _windows(cu_seqlen_ks, cu_seqlen_ke)
+    logits = forward(index_q, index_k, weights, ks, ke)
+    if topk_indices is None:
+        index_score, topk_indices = _topk(logits, topk, ks, ke)
+    else:
+        index_score = pytorch_extract_topk_scores(logits, topk_indices)
+    ctx.save_for_backward(index_q, index_k, weights, topk_indices)
+    ctx.mark_non_differentiable(topk_indices)
+    return index_score, topk_indices
+
+
+def _step_backward(ctx, backward, grad_scores):
+    """The gradients of _step_forward's inputs, `backward` the indexer's."""
+    index_q, index_k, weights, topk_indices = ctx.saved_tensors
+    grad_q, grad_w, grad_k = backward(index_q, weights, index_k, topk_indices, grad_scores)
+    return (grad_q, grad_k.to(index_k.dtype), grad_w.to(weights.dtype), None, None, None, None)
+
+
 class IndexerFunction(torch.autograd.Function):
     """The training step's indexer: (scores [S, K], indices [S, K] int32) of the
     top-k logits, differentiable in q, k and weights through the scores.
@@ -104,23 +127,12 @@ class IndexerFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, index_q, index_k, weights, cu_seqlen_ks, cu_seqlen_ke, topk,
                 topk_indices=None):
-        ks, ke = _windows(cu_seqlen_ks, cu_seqlen_ke)
-        logits = indexer_fwd_interface(index_q, index_k, weights, ks, ke)
-        if topk_indices is None:
-            index_score, topk_indices = _topk(logits, topk, ks, ke)
-        else:
-            index_score = pytorch_extract_topk_scores(logits, topk_indices)
-        ctx.save_for_backward(index_q, index_k, weights, topk_indices)
-        ctx.mark_non_differentiable(topk_indices)
-        return index_score, topk_indices
+        return _step_forward(ctx, indexer_fwd_interface, index_q, index_k, weights,
+                             cu_seqlen_ks, cu_seqlen_ke, topk, topk_indices)
 
     @staticmethod
     def backward(ctx, grad_scores, grad_indices):
-        index_q, index_k, weights, topk_indices = ctx.saved_tensors
-        grad_q, grad_w, grad_k = indexer_bwd_interface(index_q, weights, index_k, topk_indices,
-                                                       grad_scores)
-        return (grad_q, grad_k.to(index_k.dtype), grad_w.to(weights.dtype), None, None, None,
-                None)
+        return _step_backward(ctx, indexer_bwd_interface, grad_scores)
 
 
 def lighting_indexer(index_q, index_k, weights, cu_seqlen_ks, cu_seqlen_ke, topk,
@@ -137,23 +149,12 @@ class BatchedIndexerFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, index_q, index_k, weights, cu_seqlen_ks, cu_seqlen_ke, topk,
                 topk_indices=None):
-        ks, ke = _windows(cu_seqlen_ks, cu_seqlen_ke)
-        logits = batched_indexer_fwd(index_q, index_k, weights, ks, ke)
-        if topk_indices is None:
-            index_score, topk_indices = _topk(logits, topk, ks, ke)
-        else:
-            index_score = pytorch_extract_topk_scores(logits, topk_indices)
-        ctx.save_for_backward(index_q, index_k, weights, topk_indices)
-        ctx.mark_non_differentiable(topk_indices)
-        return index_score, topk_indices
+        return _step_forward(ctx, batched_indexer_fwd, index_q, index_k, weights,
+                             cu_seqlen_ks, cu_seqlen_ke, topk, topk_indices)
 
     @staticmethod
     def backward(ctx, grad_scores, grad_indices):
-        index_q, index_k, weights, topk_indices = ctx.saved_tensors
-        grad_q, grad_w, grad_k = batched_indexer_bwd(index_q, weights, index_k, topk_indices,
-                                                     grad_scores)
-        return (grad_q, grad_k.to(index_k.dtype), grad_w.to(weights.dtype), None, None, None,
-                None)
+        return _step_backward(ctx, batched_indexer_bwd, grad_scores)
 
 
 def batched_lighting_indexer(index_q, index_k, weights, cu_seqlen_ks, cu_seqlen_ke, topk,
