@@ -167,7 +167,40 @@ void Registry::add(GeneratorInfo info) {
     generators_.push_back(std::move(info));
 }
 
+void Registry::addTunedTable(TunedTableInfo table) { tuned_.push_back(std::move(table)); }
+
+std::vector<const TunedTableInfo *> Registry::tunedTables(const std::string &kernel) const {
+  std::vector<const TunedTableInfo *> tables;
+  for (const TunedTableInfo &t : tuned_)
+    if (t.kernel == kernel)
+      tables.push_back(&t);
+  std::stable_sort(tables.begin(), tables.end(), [](const auto *a, const auto *b) {
+    return a->fallback != b->fallback ? a->fallback : a->device < b->device;
+  });
+  return tables;
+}
+
 std::string Registry::problems() const {
+  // Each kernel's shipped tables: a kernel that exists, one a device, one
+  // fallback.
+  for (const TunedTableInfo &t : tuned_) {
+    if (!find(t.kernel))
+      return "tuned table " + t.name + " is for kernel '" + t.kernel +
+             "', which no generator registers";
+    if (t.device.empty())
+      return "tuned table " + t.name + " names no device";
+    std::vector<const TunedTableInfo *> tables = tunedTables(t.kernel);
+    int fallbacks = 0;
+    for (const TunedTableInfo *o : tables) {
+      fallbacks += o->fallback;
+      if (o != &t && o->device == t.device)
+        return "kernel '" + t.kernel + "' has two tuned tables for device " + t.device +
+               " (" + o->name + " and " + t.name + ")";
+    }
+    if (fallbacks != 1)
+      return "kernel '" + t.kernel + "' has " + std::to_string(fallbacks) +
+             " fallback tuned tables; give exactly one (minitile_embed_tuned_tables' FALLBACK)";
+  }
   if (refused_.empty())
     return "";
   const GeneratorInfo &refused = refused_.front();

@@ -541,8 +541,8 @@ bool emitLauncher(ModuleOp module, const std::vector<char> &image, bool isCubin,
 }
 
 bool composeDispatch(const std::vector<DispatchVariant> &variants,
-                     const LauncherOptions &options, LauncherSource &out,
-                     std::string &error) {
+                     const DispatchTables &tables, const LauncherOptions &options,
+                     LauncherSource &out, std::string &error) {
   assert(!variants.empty() && "nothing to dispatch among");
   const LauncherSource &first = variants.front().launcher;
   // Every variant's launcher takes the same arguments.
@@ -553,42 +553,47 @@ bool composeDispatch(const std::vector<DispatchVariant> &variants,
               "' with " + v.description + "); dispatching needs one";
       return false;
     }
+  const int nTables = std::max<int>(1, tables.devices.size());
   // The sizes the shapes name, in the launcher's order.
   std::vector<std::string> names;
   for (const std::string &size : first.sizes)
     for (const DispatchVariant &v : variants)
       for (const auto &shape : v.shapes)
-        for (const auto &entry : shape)
+        for (const auto &entry : shape.sizes)
           if (entry.first == size && llvm::find(names, size) == names.end())
             names.push_back(size);
-  // The variant of the table's line for all shapes, if any.
-  int general = -1;
-  for (auto [i, v] : llvm::enumerate(variants))
-    if (v.general)
-      general = int(i);
 
-  // The table of tuned shapes: a row per shape, a column per size (a
+  // Per table: its tuned shapes (a row per shape, a column per size; a
   // shape that leaves a size out counts it as 1, as nearestVariant() does
-  // for sizes below 1 -- the column then does not decide).
-  std::string rows, variantOf, shapesText;
-  unsigned count = 0;
-  for (auto [i, v] : llvm::enumerate(variants))
+  // for sizes below 1 -- the column then does not decide), the variant of
+  // each, and its line for all shapes' variant.
+  struct Table {
+    std::string rows, variantOf, shapesText;
+    unsigned count = 0;
+    int general = -1;
+  };
+  std::vector<Table> perTable(nTables);
+  for (auto [i, v] : llvm::enumerate(variants)) {
+    for (int t : v.generalOn)
+      perTable[t].general = int(i);
     for (const auto &shape : v.shapes) {
-      rows += "      {";
+      Table &table = perTable[shape.table];
+      table.rows += "      {";
       std::string text;
       for (auto [j, size] : llvm::enumerate(names)) {
         int64_t value = 1;
-        for (const auto &entry : shape)
+        for (const auto &entry : shape.sizes)
           if (entry.first == size)
             value = entry.second;
-        rows += (j ? ", " : "") + std::to_string(value) + ".0";
+        table.rows += (j ? ", " : "") + std::to_string(value) + ".0";
         text += (j ? "," : "") + size + "=" + std::to_string(value);
       }
-      rows += "},  // " + text + ": " + v.description + "\n";
-      variantOf += (count ? ", " : "") + std::to_string(i);
-      shapesText += (count ? "; " : "") + text;
-      ++count;
+      table.rows += "},  // " + text + ": " + v.description + "\n";
+      table.variantOf += (table.count ? ", " : "") + std::to_string(i);
+      table.shapesText += (table.count ? "; " : "") + text;
+      ++table.count;
     }
+  }
 
   // The header: the first variant's declaration, its documentation saying
   // how the call chooses.
@@ -597,15 +602,28 @@ bool composeDispatch(const std::vector<DispatchVariant> &variants,
   header = "// " + options.provenance + header.substr(eol);
   size_t throws = header.find("/// Throws minitile::rt::Error");
   assert(throws != std::string::npos && "emitLauncher writes the Throws line");
-  header.insert(throws, "/// Compiled " + std::to_string(variants.size()) +
-                            " times, with the values tuned for " + shapesText +
-                            ": each call runs the one tuned for the shape nearest its sizes "
-                            "(least sum of |log2 size - log2 tuned|)" +
-                            (general >= 0 ? ", the one for all shapes (" +
-                                                variants[general].description +
-                                                ") where shapes of two are as near"
-                                          : std::string()) +
-                            ".\n");
+  std::string how = "/// Compiled " + std::to_string(variants.size()) + " times";
+  for (int t = 0; t < nTables; ++t) {
+    const Table &table = perTable[t];
+    std::string on = nTables > 1 ? "on " + tables.devices[t] +
+                                       (t == tables.fallback ? " (and devices no table names)"
+                                                             : "") +
+                                       ", "
+                                 : "";
+    std::string general =
+        table.general >= 0 ? variants[table.general].description : std::string();
+    how += nTables > 1 ? ".\n/// " + on : ", ";
+    if (table.count == 0)
+      how += "every call runs " + general;
+    else
+      how += "with the values tuned for " + table.shapesText +
+             ": each call runs the one tuned for the shape nearest its sizes "
+             "(least sum of |log2 size - log2 tuned|)" +
+             (table.general >= 0 ? ", the one for all shapes (" + general +
+                                       ") where shapes of two are as near"
+                                 : std::string());
+  }
+  header.insert(throws, how + ".\n");
 
   std::string source;
   llvm::raw_string_ostream s(source);
@@ -614,16 +632,49 @@ bool composeDispatch(const std::vector<DispatchVariant> &variants,
     << "#include <algorithm>\n#include <string>\n\n";
   for (const DispatchVariant &v : variants)
     s << "// " << v.description << "\n" << v.launcher.definitions << "\n";
-  s << "namespace " << options.cppNamespace << " {\n\n" << first.signature << " {\n"
-    << "  // The shapes the variants were tuned for (" << llvm::join(names, ", ") << ").\n"
-    << "  static const double kTuned[][" << names.size() << "] = {\n" << rows << "  };\n"
-    << "  static const int kVariant[] = {" << variantOf << "};\n"
-    << "  const int64_t sizes[] = {";
-  for (auto [j, size] : llvm::enumerate(names))
-    s << (j ? ", " : "") << size << ".value";
-  s << "};\n"
-    << "  switch (minitile::rt::nearestVariant(&kTuned[0][0], kVariant, " << count << ", "
-    << names.size() << ", sizes, " << general << ")) {\n";
+  s << "namespace " << options.cppNamespace << " {\n\n" << first.signature << " {\n";
+  auto sizes = [&](llvm::StringRef indent) {
+    s << indent << "const int64_t sizes[] = {";
+    for (auto [j, size] : llvm::enumerate(names))
+      s << (j ? ", " : "") << size << ".value";
+    s << "};\n";
+  };
+  // One table's choice, into `variant`, or its switch's subject.
+  auto choose = [&](const Table &table, llvm::StringRef indent, bool assign) {
+    std::string lhs = assign ? "variant = " : "switch (";
+    std::string rhs = assign ? ";\n" : ") {\n";
+    if (table.count == 0) {
+      s << indent << lhs << table.general << rhs;
+      return;
+    }
+    s << indent << "// The shapes the variants were tuned for (" << llvm::join(names, ", ")
+      << ").\n"
+      << indent << "static const double kTuned[][" << names.size() << "] = {\n"
+      << table.rows << indent << "};\n"
+      << indent << "static const int kVariant[] = {" << table.variantOf << "};\n";
+    sizes(indent);
+    s << indent << lhs << "minitile::rt::nearestVariant(&kTuned[0][0], kVariant, "
+      << table.count << ", " << names.size() << ", sizes, " << table.general << ")" << rhs;
+  };
+  if (nTables == 1) {
+    choose(perTable[0], "  ", false);
+  } else {
+    s << "  // The tables the variants come from, one per device.\n"
+      << "  static const char *const kDevices[] = {";
+    for (auto [t, device] : llvm::enumerate(tables.devices))
+      s << (t ? ", " : "") << "\"" << device << "\"";
+    s << "};\n  static minitile::rt::DeviceTableCache deviceCache;\n"
+      << "  int variant = 0;\n"
+      << "  switch (minitile::rt::deviceTable(kDevices, " << nTables << ", "
+      << tables.fallback << ", deviceCache)) {\n";
+    for (int t = 0; t < nTables; ++t) {
+      s << (t + 1 == nTables ? "  default: {" : "  case " + std::to_string(t) + ": {") << "  // "
+        << tables.devices[t] << "\n";
+      choose(perTable[t], "    ", true);
+      s << "    break;\n  }\n";
+    }
+    s << "  }\n  switch (variant) {\n";
+  }
   for (auto [i, v] : llvm::enumerate(variants))
     s << (i + 1 == variants.size() ? "  default: " : "  case " + std::to_string(i) + ": ")
       << v.launcher.call << ";\n    return;\n";

@@ -76,27 +76,42 @@ struct LauncherSource {
 
 /// One variant of a dispatching launcher: its launcher, emitted with
 /// LauncherOptions::variant set, and the shapes (sizes by name) it was
-/// tuned for.
+/// tuned for, each on one of the dispatch's tables (DispatchTables).
 struct DispatchVariant {
   LauncherSource launcher;
   std::string description; // its parameters, for the files' comments
-  std::vector<std::vector<std::pair<std::string, int64_t>>> shapes;
-  /// The table's line for all shapes: the kernel where shapes of different
-  /// variants are equally near a call (at most one variant).
-  bool general = false;
+  struct Shape {
+    int table = 0;
+    std::vector<std::pair<std::string, int64_t>> sizes;
+  };
+  std::vector<Shape> shapes;
+  /// The tables whose line for all shapes gives it: on their device, the
+  /// kernel where shapes of different variants are equally near a call, or
+  /// every call where the table has no shape (at most one variant a table).
+  std::vector<int> generalOn;
+};
+
+/// The tables a dispatching launcher's variants come from: one per device
+/// they were measured on ("H100", as the device's name holds it), the call
+/// choosing by the device it runs on (minitile::rt::deviceTable), or one
+/// table (a name or not) for every device.
+struct DispatchTables {
+  std::vector<std::string> devices;
+  int fallback = 0; // the table of devices none names
 };
 
 /// Joins variants of one kernel -- each compiled with other parameters,
 /// with the same launcher arguments -- into one header and source whose
-/// function runs, on each call, the variant tuned for the shape nearest the
-/// call's sizes (minitile::rt::nearestVariant), or the general variant
-/// where shapes of different variants are equally near. `options` gives the
+/// function runs, on each call, the variant the call's device's table
+/// tuned for the shape nearest the call's sizes
+/// (minitile::rt::nearestVariant), or that table's general variant where
+/// shapes of different variants are equally near. `options` gives the
 /// namespace, header name and provenance. The shapes name sizes of the
 /// launcher only (LauncherSource::sizes; the caller drops the scalars a
 /// tuning records). False with `error` set if the variants' launchers differ.
 bool composeDispatch(const std::vector<DispatchVariant> &variants,
-                     const LauncherOptions &options, LauncherSource &out,
-                     std::string &error);
+                     const DispatchTables &tables, const LauncherOptions &options,
+                     LauncherSource &out, std::string &error);
 
 /// Writes a header declaring one typed function per tile.host in `module`
 /// (its parameters in the order the kernel declared them, then the stream;

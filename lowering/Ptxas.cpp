@@ -142,12 +142,22 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
   int rc = -1;
   {
     bool failed = false;
+    // Signals wait until the hook has the child: one arriving between the
+    // start and the registration would remove the files while an unended
+    // ptxas goes on to write its log beside them. (ptxas inherits the
+    // held signals; the hook's handler ends it with SIGKILL.)
+    sigset_t ending, before;
+    sigemptyset(&ending);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP})
+      sigaddset(&ending, sig);
+    pthread_sigmask(SIG_BLOCK, &ending, &before);
     llvm::sys::ProcessInfo child =
         llvm::sys::ExecuteNoWait(ptxas, args, std::nullopt, redirects, 0, &launchError,
                                  &failed);
+    if (!failed && child.Pid && childHook)
+      childHook(child.Pid, true);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
     if (!failed && child.Pid) {
-      if (childHook)
-        childHook(child.Pid, true);
       llvm::sys::ProcessInfo done =
           llvm::sys::Wait(child, /*SecondsToWait=*/std::nullopt, &launchError);
       if (childHook)

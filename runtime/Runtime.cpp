@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -421,6 +422,47 @@ int nearestVariant(const double *tuned, const int *variant, int shapes, int size
       return general >= 0 ? general : chosen;
   }
   return chosen;
+}
+
+int matchDeviceTable(const char *deviceName, const char *forced, const char *const *tables,
+                     int count, int fallback) {
+  auto lower = [](std::string text) {
+    for (char &c : text)
+      c = char(std::tolower((unsigned char)c));
+    return text;
+  };
+  if (forced && *forced) {
+    for (int i = 0; i < count; ++i)
+      if (lower(tables[i]) == lower(forced))
+        return i;
+    return -1;
+  }
+  std::string name = lower(deviceName ? deviceName : "");
+  for (int i = 0; i < count; ++i)
+    if (*tables[i] && name.find(lower(tables[i])) != std::string::npos)
+      return i;
+  return fallback;
+}
+
+int deviceTable(const char *const *tables, int count, int fallback, DeviceTableCache &cache) {
+  CUdevice dev = currentDevice();
+  std::atomic<int> *slot =
+      dev >= 0 && dev < DeviceTableCache::kDevices ? &cache.chosen[dev] : nullptr;
+  if (slot)
+    if (int c = slot->load(std::memory_order_relaxed))
+      return c - 1;
+  const char *forced = std::getenv("MINITILE_TUNED_DEVICE");
+  int c = matchDeviceTable(deviceName().c_str(), forced, tables, count, fallback);
+  if (c < 0) {
+    std::string names;
+    for (int i = 0; i < count; ++i)
+      names += std::string(i ? ", " : "") + tables[i];
+    throw Error(std::string("MINITILE_TUNED_DEVICE=") + forced +
+                " names no table of this launcher (it has " + names + ")");
+  }
+  if (slot)
+    slot->store(c + 1, std::memory_order_relaxed);
+  return c;
 }
 
 int64_t divide(int64_t a, int64_t b, const char *kernel) {

@@ -55,7 +55,10 @@ CUresult CUDAAPI cuDeviceGet(CUdevice *device, int) {
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice) {
-  std::strncpy(name, "Fake GPU", len);
+  // FAKE_CUDA_DEVICE_NAME: the name to report (a launcher choosing its
+  // tuned table by the device's name).
+  const char *fake = std::getenv("FAKE_CUDA_DEVICE_NAME");
+  std::strncpy(name, fake ? fake : "Fake GPU", len);
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute, CUdevice) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 using namespace minitile::tune;
@@ -242,6 +243,40 @@ TEST(TuneRunner, WritesATableTheParserReads) {
   results[0][1].status = S::notApplicable;
   EXPECT_EQ(bestPoint(spec, results), -1);
   EXPECT_EQ(formatTable(spec, results, ""), "");
+}
+
+// An unordered tensor's rows agree in any order, and only as multisets: a
+// value missing or repeated is still a difference, and rows do not mix.
+TEST(TuneRunner, UnorderedRowsCompareAsMultisets) {
+  auto bytes = [](std::vector<int32_t> v) {
+    std::vector<unsigned char> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  Argument idx{Argument::Kind::tensor, "indices", Elem::i32, {}, {}, false, true};
+  const std::vector<int64_t> dims = {2, 3};
+  auto want = bytes({5, 1, -1, 7, 8, 9}), shuffled = bytes({1, -1, 5, 9, 7, 8}),
+       repeated = bytes({1, 1, 5, 9, 7, 8}), mixed = bytes({5, 1, 7, -1, 8, 9});
+  EXPECT_NE(compareContents(idx, dims, want, shuffled, 1e-2), "");
+  idx.unordered = true;
+  EXPECT_EQ(compareContents(idx, dims, want, shuffled, 1e-2), "");
+  EXPECT_NE(compareContents(idx, dims, want, repeated, 1e-2), "");
+  EXPECT_NE(compareContents(idx, dims, want, mixed, 1e-2), "");
+
+  Argument scores{Argument::Kind::tensor, "scores", Elem::f32, {}, {}, false, true};
+  scores.unordered = true;
+  auto floats = [](std::vector<float> v) {
+    std::vector<unsigned char> b(v.size() * 4);
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  EXPECT_EQ(compareContents(scores, {1, 4}, floats({2, -inf, nan, 1}), floats({nan, 1, 2, -inf}),
+                            1e-2),
+            "");
+  EXPECT_NE(compareContents(scores, {1, 4}, floats({2, -inf, nan, 1}), floats({nan, 1, 3, -inf}),
+                            1e-2),
+            "");
 }
 
 // A normal init: the mean and standard deviation asked for, and every value

@@ -132,7 +132,7 @@ bool kernelArguments(const CompileRequest &request, std::vector<LauncherArgument
     return false;
   mlir::DialectRegistry registry;
   registerDialects(registry);
-  mlir::MLIRContext ctx(registry);
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
   const GeneratorInfo *info = Registry::global().find(request.kernel);
   mlir::OwningOpRef<mlir::ModuleOp> module;
@@ -199,7 +199,11 @@ CompileResult compile(const CompileRequest &request) {
 
   mlir::DialectRegistry registry;
   registerDialects(registry);
-  mlir::MLIRContext ctx(registry);
+  // One thread: a kernel is one function, which MLIR's pool would not split,
+  // and a pool thread could take a SIGINT/SIGTERM while this thread, its
+  // signals held, has made a temporary file (ptxas's) and not yet asked for
+  // its removal on a signal -- the handler would then leave it behind.
+  mlir::MLIRContext ctx(registry, mlir::MLIRContext::Threading::DISABLED);
   ctx.loadAllAvailableDialects();
   DiagnosticCollector diagnostics(ctx, request.remarks);
 
@@ -402,6 +406,8 @@ CompileResult compile(const CompileRequest &request) {
   launcher.variant = request.variant;
   launcher.provenance =
       provenance(request, "with " + describeParams(request) +
+                              (request.tunedBy.empty() ? ""
+                                                       : " (tuned by " + request.tunedBy + ")") +
                               (request.ptxFile.empty()
                                    ? ""
                                    : ", its PTX edited (" +

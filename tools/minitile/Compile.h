@@ -30,6 +30,7 @@ struct CompileRequest {
   std::string cppNamespace = "minitile::kernels";
   std::string headerName; // for Emit::cpp: how the source includes the header
   std::string variant;    // for Emit::cpp: LauncherOptions::variant
+  std::string tunedBy;    // the tables its parameters come from ("" if none), for provenance
   // --ptx: the text assembled instead of the generated PTX (cubin, cpp), and
   // the file it came from ("" = none). PtxOverride.h says what it must keep.
   std::string ptx;

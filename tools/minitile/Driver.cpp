@@ -160,6 +160,15 @@ int list() {
         std::cout << "  " << p->help();
       std::cout << "\n";
     }
+    std::vector<const TunedTableInfo *> tables = Registry::global().tunedTables(info.name);
+    if (!tables.empty()) {
+      std::cout << "  tuned (compile uses these where -p does not give a value; --untuned "
+                   "does not):";
+      for (const TunedTableInfo *t : tables)
+        std::cout << " " << t->name << " (" << t->device
+                  << (t->fallback ? ", also for devices without a table" : "") << ")";
+      std::cout << "\n";
+    }
   }
   return 0;
 }
@@ -202,8 +211,60 @@ bool cppPaths(const std::string &out, std::pair<std::string, std::string> &paths
   return true;
 }
 
+/// Where the values -p does not give come from.
+struct TunedSource {
+  std::string file;   // --tuned FILE
+  bool untuned = false; // --untuned: the generator's defaults
+  std::string device; // --device NAME: that shipped table only
+};
+
+/// The tables `request` takes values from, with their names for messages
+/// and their devices: --tuned's file, or the tables shipped with the
+/// kernel (MINITILE_TUNED_TABLE) -- for a launcher each (its call picks by
+/// its device), else the fallback's or --device's -- or none.
+bool tunedTables(const CompileRequest &request, const TunedSource &source,
+                 std::vector<std::pair<std::string, std::string>> &texts,
+                 DispatchTables &tables, std::string &error) {
+  if (!source.file.empty()) {
+    std::string text;
+    if (std::string why = files::readInput(source.file, text); !why.empty()) {
+      error = "cannot read --tuned '" + source.file + "': " + why;
+      return false;
+    }
+    texts.emplace_back(source.file, std::move(text));
+    return true;
+  }
+  if (source.untuned)
+    return true;
+  std::vector<const TunedTableInfo *> shipped = Registry::global().tunedTables(request.kernel);
+  if (!source.device.empty()) {
+    std::string names;
+    for (const TunedTableInfo *t : shipped) {
+      if (llvm::StringRef(t->device).equals_insensitive(source.device)) {
+        texts.emplace_back(t->name, t->text);
+        return true;
+      }
+      names += (names.empty() ? "" : ", ") + t->device;
+    }
+    error = "--device " + source.device + ": kernel '" + request.kernel +
+            "' ships no table for it (" +
+            (names.empty() ? std::string("it ships none") : "it has " + names) + ")";
+    return false;
+  }
+  for (const TunedTableInfo *t : shipped) {
+    // (The fallback comes first.)
+    if ((request.emit != Emit::cpp || !request.ptx.empty()) && !texts.empty())
+      break;
+    texts.emplace_back(t->name, t->text);
+    tables.devices.push_back(t->device);
+  }
+  if (tables.devices.size() < 2)
+    tables.devices.clear();
+  return true;
+}
+
 int compileCommand(CompileRequest request, const std::vector<std::string> &params,
-                   const std::string &tuned, const std::string &shape,
+                   const TunedSource &source, const std::string &shape,
                    const std::string &output) {
   std::set<std::string> given;
   for (const std::string &p : params) {
@@ -215,17 +276,70 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
       return fail("parameter '" + name + "' is given twice");
     request.params.emplace_back(name, p.substr(eq + 1));
   }
-  // The table's values for the parameters -p does not give: one kernel, or
-  // one per tuned shape that a launcher dispatches among.
+  // The tables' values for the parameters -p does not give: one kernel, or
+  // one per tuned shape and device that a launcher dispatches among (the
+  // variants of equal parameters joined).
+  std::vector<std::pair<std::string, std::string>> texts;
+  DispatchTables tables;
+  std::string tablesError;
+  if (!tunedTables(request, source, texts, tables, tablesError))
+    return fail(tablesError);
+  if (!shape.empty() && texts.empty())
+    return fail("--shape chooses a line of a tuned table: give --tuned FILE too (kernel '" +
+                request.kernel + "' ships none)");
   std::vector<TunedVariant> variants;
-  if (!tuned.empty()) {
-    if (std::string error = applyTunedTable(tuned, request.kernel, request.params, shape,
-                                            request.emit == Emit::cpp, variants);
+  std::vector<std::vector<std::pair<int, std::vector<std::pair<std::string, std::string>>>>>
+      variantShapes;
+  std::vector<std::vector<int>> generalOn;
+  std::vector<std::vector<std::pair<std::string, std::string>>> seen;
+  std::string tunedBy;
+  std::vector<std::string> tunedNames;
+  for (auto [t, named] : llvm::enumerate(texts)) {
+    std::vector<TunedVariant> some;
+    if (std::string error = applyTunedText(named.second, named.first, request.kernel,
+                                           request.params, shape,
+                                           request.emit == Emit::cpp && request.ptx.empty(),
+                                           some);
         !error.empty())
-      return fail(error);
-    if (variants.size() == 1)
-      request.params = variants.front().params;
+      return fail(error + (source.file.empty() ? "; --untuned compiles without the shipped tables"
+                                               : ""));
+    for (TunedVariant &v : some) {
+      std::string name = llvm::sys::path::filename(named.first).str();
+      // (Named where a line gave a value -p did not.)
+      if (!v.from.empty() && v.params.size() > request.params.size() &&
+          !llvm::is_contained(tunedNames, name)) {
+        tunedNames.push_back(name);
+        tunedBy += (tunedBy.empty() ? "" : ", ") + name;
+      }
+      std::vector<std::pair<std::string, std::string>> every;
+      std::string error;
+      if (!effectiveParams(request.kernel, v.params, every, error))
+        return fail(error + (v.from.empty() ? "" : " (with the values of " + v.from + ")") +
+                    (source.file.empty() ? "; --untuned compiles without the shipped tables"
+                                         : ""));
+      size_t at = llvm::find(seen, every) - seen.begin();
+      if (at == seen.size()) {
+        seen.push_back(every);
+        variants.push_back(v);
+        variantShapes.emplace_back();
+        generalOn.emplace_back();
+      }
+      for (auto &sizes : v.shapes)
+        variantShapes[at].push_back({int(t), sizes});
+      // A line for all shapes, or none (the plain values): the table's
+      // kernel where its shapes do not decide.
+      if (v.general || v.shapes.empty())
+        generalOn[at].push_back(int(t));
+    }
   }
+  if (variants.size() == 1)
+    request.params = variants.front().params;
+  if (variants.size() > 1 && !request.ptx.empty())
+    return fail("--ptx replaces one kernel's PTX, and the tuned tables give " +
+                std::to_string(variants.size()) +
+                " kernels: give --device, --untuned or the -p values of one");
+  if (!tunedBy.empty())
+    request.tunedBy = tunedBy + (source.file.empty() ? " (shipped)" : "");
   bool toStdout = output == "-";
   if (request.emit == Emit::cubin && toStdout)
     return fail("--emit cubin writes a binary: give -o FILE");
@@ -265,8 +379,9 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
       warnSpills(one, r);
       // The sizes of each shape the variant won on (the scalars a tuning
       // also records do not choose).
-      std::vector<std::vector<std::pair<std::string, int64_t>>> shapes;
-      for (const auto &shape : v.shapes) {
+      std::vector<DispatchVariant::Shape> shapes;
+      for (const auto &[table, shape] : variantShapes[i]) {
+        const std::string &tuned = texts[table].first;
         std::vector<std::pair<std::string, int64_t>> sizes;
         std::string text;
         for (const auto &[name, value] : shape) {
@@ -282,25 +397,27 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
         if (sizes.empty())
           return fail(tuned + ": the tuned shape " + text + " gives none of " + request.kernel +
                       "'s sizes (" + llvm::join(r.launcher.sizes, ", ") + ")");
-        shapes.push_back(std::move(sizes));
+        shapes.push_back({table, std::move(sizes)});
       }
-      parts.push_back({std::move(r.launcher), describeParams(one), std::move(shapes), v.general});
+      parts.push_back(
+          {std::move(r.launcher), describeParams(one), std::move(shapes), generalOn[i]});
     }
     LauncherOptions options;
     options.cppNamespace = request.cppNamespace;
     options.headerName = request.headerName;
-    options.provenance = provenance(request, "tuned by " +
-                                                 llvm::sys::path::filename(tuned).str());
+    options.provenance = provenance(request, "tuned by " + request.tunedBy);
     std::string error;
-    if (!composeDispatch(parts, options, result.launcher, error))
-      return fail(tuned + ": " + error);
+    if (!composeDispatch(parts, tables, options, result.launcher, error))
+      return fail(request.tunedBy + ": " + error);
     result.ok = true;
   } else {
     result = compile(request);
     if (result.ok)
       warnSpills(request, result);
     else if (variants.size() == 1 && !variants.front().from.empty())
-      result.error += " (with the values of " + variants.front().from + ")";
+      result.error += " (with the values of " + variants.front().from + ")" +
+                      (source.file.empty() ? "; --untuned compiles without the shipped tables"
+                                           : "");
   }
   if (!result.ok)
     return fail(result.error);
@@ -398,11 +515,23 @@ int run(int argc, char **argv) {
                          "more instructions); auto: hoisted unless that spills and at-use "
                          "spills less (ptxas decides; --remarks says which)")
       ->capture_default_str();
-  std::string tuned, shape;
-  compileCmd->add_option("--tuned", tuned,
-                         "a table of tuned values (minitile tune): the line for this kernel "
-                         "gives the parameters -p does not; with lines for single shapes, "
-                         "--emit cpp compiles each and its launcher picks by the sizes");
+  std::string shape;
+  TunedSource tunedSource;
+  auto *tunedOption = compileCmd->add_option(
+      "--tuned", tunedSource.file,
+      "a table of tuned values (minitile tune): the line for this kernel gives the "
+      "parameters -p does not; with lines for single shapes, --emit cpp compiles each and "
+      "its launcher picks by the sizes. Without it, the tables the kernel ships with are "
+      "used (minitile list shows them)");
+  compileCmd->add_flag("--untuned", tunedSource.untuned,
+                       "the generator's defaults for the parameters -p does not give, not "
+                       "the tables the kernel ships with")
+      ->excludes(tunedOption);
+  compileCmd->add_option("--device", tunedSource.device,
+                         "of the tables the kernel ships with, the one measured on this "
+                         "device (H100, H200, ...); without it, a launcher (--emit cpp) "
+                         "holds every table's kernels and picks by the device it runs on, "
+                         "other outputs take the fallback table's");
   compileCmd->add_option("--ptx", request.ptxFile,
                          "assemble FILE instead of the PTX the passes make (a hand-edited copy "
                          "of --emit ptx's, for experiments; the same kernels with the same "
@@ -456,6 +585,12 @@ int run(int argc, char **argv) {
   tuneCmd->add_option("--wgmma-descriptors", tuneRequest.wgmmaDescriptors,
                       "auto|hoisted|at-use: as for compile, for every point")
       ->capture_default_str();
+  tuneCmd->add_option("--unordered", tuneRequest.unordered,
+                      "a tensor whose rows (its last dimension) points may write in any "
+                      "order, such as an unsorted top-k's indices and scores: compared as "
+                      "multisets (repeatable)")
+      ->allow_extra_args(false)
+      ->take_all();
   tuneCmd->add_flag("--allow-spills", tuneRequest.allowSpills,
                     "time points whose kernels spill registers to local memory too (by "
                     "default they are left out, each with a note)");
@@ -490,18 +625,21 @@ int run(int argc, char **argv) {
     return fail("--name '" + request.instanceName + "' " + why);
   if (std::string why = checkNamespace(request.cppNamespace); !why.empty())
     return fail("--namespace '" + request.cppNamespace + "' " + why);
-  if (!shape.empty() && tuned.empty())
-    return fail("--shape chooses a line of a --tuned table: give --tuned FILE too");
+  if (!tunedSource.device.empty() && (tunedSource.untuned || !tunedSource.file.empty()))
+    return fail("--device chooses one of the tables a kernel ships with: not with --tuned "
+                "or --untuned");
+  if (!shape.empty() && tunedSource.untuned)
+    return fail("--shape chooses a line of a tuned table: not with --untuned");
   if (!request.ptxFile.empty()) {
     if (request.emit != Emit::cubin && request.emit != Emit::cpp)
       return fail("--ptx replaces the PTX a cubin or a launcher is built from: give --emit "
                   "cubin or cpp");
-    if (!tuned.empty())
+    if (!tunedSource.file.empty())
       return fail("--ptx and --tuned do not go together: the edited PTX is one kernel's");
     if (std::string error = readPtx(request.ptxFile, request.ptx); !error.empty())
       return fail(error);
   }
-  return compileCommand(request, params, tuned, shape, output);
+  return compileCommand(request, params, tunedSource, shape, output);
 }
 
 } // namespace

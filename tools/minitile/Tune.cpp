@@ -375,8 +375,10 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
         s += ", " + index(in.mulSize) + ", " + index(in.divSize);
       }
     }
+    bool unordered = std::find(request.unordered.begin(), request.unordered.end(), a.name) !=
+                     request.unordered.end();
     s += "}, " + std::string(a.access.read ? "true" : "false") + ", " +
-         (a.access.written ? "true" : "false") + "},\n";
+         (a.access.written ? "true" : "false") + (unordered ? ", true" : "") + "},\n";
   }
   s += "  };\n  s.shapes = {\n";
   for (const ShapeValues &sh : shapes) {
@@ -552,6 +554,14 @@ bool checkAgainstArguments(const TuneRequest &request,
       return false;
     }
   }
+  for (const std::string &name : request.unordered)
+    if (std::none_of(args.begin(), args.end(), [&](const LauncherArgument &a) {
+          return a.kind == LauncherArgument::Kind::tensor && a.name == name;
+        })) {
+      error = "--unordered " + name + ": kernel '" + request.kernel + "' has no tensor '" +
+              name + "'";
+      return false;
+    }
   for (const LauncherArgument &a : args)
     if (a.kind == LauncherArgument::Kind::tensor &&
         (elems().count(a.type) == 0 || cppElement(a.type).empty())) {
@@ -976,13 +986,21 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
                             const ParamList &params, const std::string &shape,
                             bool perShape, std::vector<TunedVariant> &variants) {
   variants.clear();
+  std::string text;
+  if (std::string why = files::readInput(file, text); !why.empty())
+    return "cannot read --tuned '" + file + "': " + why;
+  return applyTunedText(text, file, kernel, params, shape, perShape, variants);
+}
+
+std::string applyTunedText(const std::string &text, const std::string &file,
+                           const std::string &kernel, const ParamList &params,
+                           const std::string &shape, bool perShape,
+                           std::vector<TunedVariant> &variants) {
+  variants.clear();
   ParamList wanted;
   std::string error;
   if (!shape.empty() && !tune::parseShape(shape, wanted, error))
     return "--shape: " + error;
-  std::string text;
-  if (std::string why = files::readInput(file, text); !why.empty())
-    return "cannot read --tuned '" + file + "': " + why;
   std::vector<tune::TableLine> lines;
   if (!tune::parseTable(text, file, lines, error))
     return error;
@@ -1031,8 +1049,12 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
         apply(selection.general ? selection.general
                                 : selection.shaped.empty() ? nullptr : selection.shaped.front());
     std::vector<LauncherArgument> args;
+    const tune::TableLine *used = selection.general ? selection.general
+                                  : selection.shaped.empty() ? nullptr
+                                                             : selection.shaped.front();
     if (!kernelArguments(request, args, error))
-      return error;
+      return error + (used ? " (with the values of " + file + ":" + std::to_string(used->line) + ")"
+                           : std::string());
     auto check = [&](const ParamList &values) -> std::string {
       std::string names;
       for (const LauncherArgument &a : args)

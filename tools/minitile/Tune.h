@@ -20,6 +20,7 @@ struct TuneRequest {
   bool allowSpills = false; // --allow-spills: keep points whose kernels spill
   std::vector<std::string> ptx; // --ptx PARAMS@FILE: points of edited PTX
   std::string wgmmaDescriptors = "auto"; // --wgmma-descriptors, for every point
+  std::vector<std::string> unordered; // --unordered TENSOR: rows compared in any order
 };
 
 /// `minitile tune`: compiles every point of the space and writes the
@@ -57,5 +58,12 @@ std::string applyTunedTable(const std::string &file, const std::string &kernel,
                             const std::vector<std::pair<std::string, std::string>> &params,
                             const std::string &shape, bool perShape,
                             std::vector<TunedVariant> &variants);
+/// applyTunedTable() of a table's text, `name` naming it in messages (a
+/// shipped table: minitile::TunedTableInfo).
+std::string applyTunedText(const std::string &text, const std::string &name,
+                           const std::string &kernel,
+                           const std::vector<std::pair<std::string, std::string>> &params,
+                           const std::string &shape, bool perShape,
+                           std::vector<TunedVariant> &variants);
 
 } // namespace minitile

@@ -859,6 +859,19 @@ struct GeneratorInfo {
   unsigned line = 0; // the line of its MINITILE_KERNEL
 };
 
+/// A table of tuned parameter values (minitile tune's format) shipped with
+/// a generator: `minitile compile` and minitile_add_kernel_library use it
+/// when no table is named (--untuned: the plain defaults). Launchers pick a
+/// kernel's tables by the device they run on (minitile::rt::deviceTable).
+struct TunedTableInfo {
+  std::string kernel; // the kernel its lines are for
+  std::string device; // the device it was measured on, as its name holds it ("H100")
+  std::string name;   // its file's name, for messages ("indexer_fwd.h100.txt")
+  std::string text;
+  /// The table for devices no table of the kernel names (one a kernel).
+  bool fallback = false;
+};
+
 /// Every generator linked into the program, by name.
 class Registry {
 public:
@@ -870,6 +883,10 @@ public:
   void add(GeneratorInfo info);
   const GeneratorInfo *find(const std::string &name) const;
   const std::vector<GeneratorInfo> &all() const { return generators_; }
+  /// Registers a shipped table (MINITILE_TUNED_TABLE).
+  void addTunedTable(TunedTableInfo table);
+  /// The tables shipped for `kernel`, the fallback first, then by device.
+  std::vector<const TunedTableInfo *> tunedTables(const std::string &kernel) const;
   /// "" when every name is unique and a C++ name; else one line naming the
   /// first that is not (and the files registering it, or its
   /// MINITILE_KERNEL's file and line). Tools check it at start-up.
@@ -878,6 +895,7 @@ public:
 private:
   std::vector<GeneratorInfo> generators_;
   std::vector<GeneratorInfo> refused_;
+  std::vector<TunedTableInfo> tuned_;
 };
 
 /// "" if `name` can name a launcher, one of its arguments or a part of its
@@ -896,7 +914,21 @@ template <class G> struct Registration {
   }
 };
 
+struct TunedTableRegistration {
+  TunedTableRegistration(const char *kernel, const char *device, const char *name,
+                         bool fallback, const char *text) {
+    Registry::global().addTunedTable({kernel, device, name, text, fallback});
+  }
+};
+
 } // namespace minitile
+
+/// Ships a tuned table with kernel `kernel` (a string), measured on `device`
+/// ("H100"); `id` names the registration. minitile_embed_tuned_tables() in
+/// CMake writes these from table files.
+#define MINITILE_TUNED_TABLE(id, kernel, device, name, fallback, text)        \
+  static ::minitile::TunedTableRegistration minitile_tuned_##id(kernel, device, name, \
+                                                               fallback, text)
 
 /// Registers generator class `Class` as kernel `name`.
 #define MINITILE_KERNEL(Class, name, summary)                                  \

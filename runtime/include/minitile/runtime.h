@@ -10,6 +10,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -206,6 +207,25 @@ int64_t ceilDivide(int64_t a, int64_t b, const char *kernel);
 /// negative.
 int nearestVariant(const double *tuned, const int *variant, int shapes, int sizes,
                    const int64_t *actual, int general);
+
+/// A launcher tuned per device (shipped kernels carry a table for each
+/// device they were measured on): which of `count` tables serves the
+/// current context's device. The first whose name (`tables[i]`, e.g.
+/// "H200") is in the device's name, ignoring case; `fallback` where none
+/// is. MINITILE_TUNED_DEVICE=NAME in the environment picks the table NAME
+/// instead (to time one device's kernels on another); a NAME no table has
+/// throws. Remembered per device in `cache` (a launcher's static): one
+/// lookup a device, not a call.
+struct DeviceTableCache {
+  static constexpr int kDevices = 64;
+  std::atomic<int> chosen[kDevices]; // the table + 1; 0: not looked up yet
+};
+int deviceTable(const char *const *tables, int count, int fallback, DeviceTableCache &cache);
+/// deviceTable()'s choice for a device called `deviceName`, with `forced`
+/// the value of MINITILE_TUNED_DEVICE (nullptr if unset): -1 where `forced`
+/// names no table.
+int matchDeviceTable(const char *deviceName, const char *forced, const char *const *tables,
+                     int count, int fallback);
 
 /// Throws the Error of a launcher computation that overflows its type; `at`
 /// is the kernel source line computing it ("" if unknown).

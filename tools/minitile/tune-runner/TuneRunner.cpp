@@ -192,43 +192,6 @@ std::string number(double v) {
   return buf;
 }
 
-/// "" if `got` matches `want` (the reference point's contents), else where
-/// and how it differs. Integers must be equal; floats must have the same
-/// NaNs and infinities and differ by at most rtol of the larger magnitude
-/// (or of 1% of the tensor's largest finite magnitude, for values near 0).
-std::string compare(const Argument &a, const TensorData &t,
-                    const std::vector<unsigned char> &want,
-                    const std::vector<unsigned char> &got, double rtol) {
-  if (want == got) // bit for bit, the usual case: no need to look closer
-    return "";
-  int bytes = bytesOf(a.elem);
-  if (!isFloat(a.elem)) {
-    for (int64_t i = 0; i < t.numel; ++i)
-      if (std::memcmp(&want[size_t(i) * bytes], &got[size_t(i) * bytes], bytes))
-        return a.name + indexText(i, t.dims) + " is " +
-               number(get(a.elem, &got[size_t(i) * bytes])) + ", not " +
-               number(get(a.elem, &want[size_t(i) * bytes]));
-    return "";
-  }
-  double scale = 0;
-  for (int64_t i = 0; i < t.numel; ++i)
-    if (double w = std::fabs(get(a.elem, &want[size_t(i) * bytes])); std::isfinite(w))
-      scale = std::max(scale, w);
-  for (int64_t i = 0; i < t.numel; ++i) {
-    double w = get(a.elem, &want[size_t(i) * bytes]), g = get(a.elem, &got[size_t(i) * bytes]);
-    bool same;
-    if (std::isnan(w) || std::isnan(g))
-      same = std::isnan(w) && std::isnan(g);
-    else if (std::isinf(w) || std::isinf(g))
-      same = w == g;
-    else
-      same = std::fabs(w - g) <= rtol * std::max({std::fabs(w), std::fabs(g), 0.01 * scale});
-    if (!same)
-      return a.name + indexText(i, t.dims) + " is " + number(g) + ", not " + number(w);
-  }
-  return "";
-}
-
 //===----------------------------------------------------------------------===//
 // Measuring
 //===----------------------------------------------------------------------===//
@@ -282,7 +245,7 @@ std::string difference(const Spec &spec, const std::vector<TensorData> &tensors,
                        const Options &o) {
   for (size_t a = 0; a < tensors.size(); ++a)
     if (spec.arguments[a].kind == Argument::Kind::tensor && tensors[a].numel)
-      if (std::string diff = compare(spec.arguments[a], tensors[a], group.contents[a],
+      if (std::string diff = compareContents(spec.arguments[a], tensors[a].dims, group.contents[a],
                                      contents[a], o.rtol);
           !diff.empty())
         return diff;
@@ -567,6 +530,75 @@ void printTable(const Spec &spec, const std::vector<std::vector<Result>> &result
 }
 
 } // namespace
+
+/// "" if `got` matches `want` (the reference point's contents), else where
+/// and how it differs. Integers must be equal; floats must have the same
+/// NaNs and infinities and differ by at most rtol of the larger magnitude
+/// (or of 1% of the tensor's largest finite magnitude, for values near 0).
+std::string compareContents(const Argument &a, const std::vector<int64_t> &dims,
+                            const std::vector<unsigned char> &want,
+                            const std::vector<unsigned char> &got, double rtol) {
+  int64_t numel = 1;
+  for (int64_t d : dims)
+    numel *= d;
+  if (want == got) // bit for bit, the usual case: no need to look closer
+    return "";
+  int bytes = bytesOf(a.elem);
+  if (a.unordered && !dims.empty() && dims.back() > 1) {
+    // Each row's values in ascending order (NaN last), then compared as
+    // they stand.
+    int64_t n = dims.back();
+    auto sortRows = [&](const std::vector<unsigned char> &data) {
+      std::vector<unsigned char> out(data.size());
+      std::vector<int64_t> order(static_cast<size_t>(n));
+      for (int64_t r = 0; r < numel / n; ++r) {
+        const unsigned char *row = &data[size_t(r * n) * bytes];
+        auto value = [&](int64_t i) { return get(a.elem, row + size_t(i) * bytes); };
+        for (int64_t i = 0; i < n; ++i)
+          order[size_t(i)] = i;
+        std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+          double u = value(x), v = value(y);
+          if (std::isnan(u) || std::isnan(v))
+            return !std::isnan(u) && std::isnan(v);
+          return u < v;
+        });
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(&out[size_t(r * n + i) * bytes], row + size_t(order[size_t(i)]) * bytes,
+                      bytes);
+      }
+      return out;
+    };
+    Argument ordered = a;
+    ordered.unordered = false;
+    std::string diff = compareContents(ordered, dims, sortRows(want), sortRows(got), rtol);
+    return diff.empty() ? "" : diff + " (rows compared in ascending order)";
+  }
+  if (!isFloat(a.elem)) {
+    for (int64_t i = 0; i < numel; ++i)
+      if (std::memcmp(&want[size_t(i) * bytes], &got[size_t(i) * bytes], bytes))
+        return a.name + indexText(i, dims) + " is " +
+               number(get(a.elem, &got[size_t(i) * bytes])) + ", not " +
+               number(get(a.elem, &want[size_t(i) * bytes]));
+    return "";
+  }
+  double scale = 0;
+  for (int64_t i = 0; i < numel; ++i)
+    if (double w = std::fabs(get(a.elem, &want[size_t(i) * bytes])); std::isfinite(w))
+      scale = std::max(scale, w);
+  for (int64_t i = 0; i < numel; ++i) {
+    double w = get(a.elem, &want[size_t(i) * bytes]), g = get(a.elem, &got[size_t(i) * bytes]);
+    bool same;
+    if (std::isnan(w) || std::isnan(g))
+      same = std::isnan(w) && std::isnan(g);
+    else if (std::isinf(w) || std::isinf(g))
+      same = w == g;
+    else
+      same = std::fabs(w - g) <= rtol * std::max({std::fabs(w), std::fabs(g), 0.01 * scale});
+    if (!same)
+      return a.name + indexText(i, dims) + " is " + number(g) + ", not " + number(w);
+  }
+  return "";
+}
 
 std::vector<unsigned char> initialContents(const Argument &a, const std::vector<int64_t> &dims,
                                            const Shape &shape, uint64_t seed) {

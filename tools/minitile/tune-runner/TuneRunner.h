@@ -59,6 +59,9 @@ struct Argument {
   std::vector<Dim> shape; // tensors
   Init init;              // tensors
   bool read = true, written = true; // tensors, as the kernel uses them
+  /// Points agree on a row (the last dimension) holding the same values in
+  /// any order (minitile tune --unordered: an unsorted top-k's indices).
+  bool unordered = false;
 };
 
 /// The value of a size or scalar argument on one shape.
@@ -126,6 +129,13 @@ std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>>
 
 /// What tensor argument `a` of `dims` holds before each launch on `shape`
 /// (its init; `seed` picks the random numbers), as its elements' bytes.
+/// "" if `got` matches `want` (a tensor of `dims`, the reference point's
+/// contents), else where and how it differs (Argument::unordered: its rows
+/// sorted first).
+std::string compareContents(const Argument &a, const std::vector<int64_t> &dims,
+                            const std::vector<unsigned char> &want,
+                            const std::vector<unsigned char> &got, double rtol);
+
 std::vector<unsigned char> initialContents(const Argument &a, const std::vector<int64_t> &dims,
                                            const Shape &shape, uint64_t seed);
 
