@@ -2,6 +2,7 @@
 #include "DslTestSupport.h"
 
 #include "dsl/Build.h"
+#include "lowering/EmitLauncher.h"
 #include "lowering/Stages.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -603,6 +604,101 @@ TEST(DslMisuse, SelectOfAVector) {
     launch(k, n);
     line = __LINE__ + 1;
     x.slice(0, 1);
+  });
+}
+
+TEST(Dsl, TensorSizesFromExpressionsOfSizes) {
+  // A scratch tensor of a computed shape, its size expression written
+  // inside a branch: the view at the kernel's entry computes it again there,
+  // the launcher computes it (checked) and refuses it negative, and the
+  // launcher's description names it as an expression.
+  LambdaGenerator gen;
+  gen.body = [](Kernel &k) {
+    Value bh = k.size("bh"), S = k.size("S");
+    Value qBlocks = ceildiv(S, 64);
+    k.threads(128);
+    k.grid(bh * qBlocks);
+    k.if_(k.blockId() < 1, [&] {
+      Tensor p = k.tensor("p", DType::f32, {bh * qBlocks * 64 + (S - 1) % 8, 64});
+      Tensor d = k.tensor("d", DType::f32, {max(S - 2, 1), 2});
+      p(0, 0) = cast(d.size(0), DType::f32);
+    });
+  };
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  auto module = buildKernel(ctx, gen, "t"); // verified: the view's sizes dominate it
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  module->print(os);
+  EXPECT_NE(ir.find("dimension 0 of tensor 'p', bh * ceildiv(S, 64) * 64 + (S - 1) % 8 (at "),
+            std::string::npos) << ir;
+  EXPECT_NE(ir.find("dimension 0 of tensor 'd', max(S - 2, 1) (at "), std::string::npos) << ir;
+  // Only the computed sizes are checked (not 64, nor the size arguments).
+  EXPECT_EQ(count(ir, "of tensor '"), 2u) << ir;
+  std::vector<LauncherArgument> args;
+  std::string error;
+  ASSERT_TRUE(describeLauncherArguments(*module, analyzeTensorAccess(*module), args, error))
+      << error;
+  ASSERT_EQ(args.size(), 4u);
+  EXPECT_EQ(args[2].shape, (std::vector<std::string>{"bh * ceildiv(S, 64) * 64 + (S - 1) % 8", "64"}));
+  EXPECT_EQ(args[3].shape, (std::vector<std::string>{"max(S - 2, 1)", "2"}));
+  auto value = [](llvm::StringRef name) -> int64_t { return name == "bh" ? 3 : 100; };
+  EXPECT_EQ(args[2].dims[0].evaluate(value), 3 * 2 * 64 + 99 % 8);
+  EXPECT_EQ(args[3].dims[0].evaluate(value), 98);
+}
+
+TEST(Dsl, SizeExpressionsPrintAndEvaluateAsCxx) {
+  using E = tile::SizeExpr;
+  using K = E::Kind;
+  E a = E::size("a"), b = E::size("b");
+  EXPECT_EQ(E::apply(K::sub, a, E::apply(K::sub, b, E::of(1))).text(), "a - (b - 1)");
+  EXPECT_EQ(E::apply(K::sub, E::apply(K::sub, a, b), E::of(1)).text(), "a - b - 1");
+  EXPECT_EQ(E::apply(K::mul, E::apply(K::add, a, b), E::of(2)).text(), "(a + b) * 2");
+  EXPECT_EQ(E::apply(K::div, a, E::apply(K::mul, b, E::of(2))).text(), "a / (b * 2)");
+  EXPECT_EQ(E::apply(K::add, a, E::apply(K::add, b, E::of(2))).text(), "a + b + 2");
+  EXPECT_EQ(E::apply(K::ceildiv, E::apply(K::add, a, b), E::of(8)).text(), "ceildiv(a + b, 8)");
+  auto at = [](int64_t av, int64_t bv) {
+    return [=](llvm::StringRef n) { return n == "a" ? av : bv; };
+  };
+  EXPECT_EQ(E::apply(K::ceildiv, a, b).evaluate(at(7, 2)), 4);
+  EXPECT_EQ(E::apply(K::ceildiv, a, b).evaluate(at(-7, 2)), -3);
+  EXPECT_EQ(E::apply(K::div, a, b).evaluate(at(-7, 2)), -3);
+  EXPECT_EQ(E::apply(K::rem, a, b).evaluate(at(-7, 2)), -1);
+  EXPECT_EQ(E::apply(K::div, a, b).evaluate(at(7, 0)), std::nullopt);
+  EXPECT_EQ(E::apply(K::mul, a, b).evaluate(at(int64_t(1) << 32, int64_t(1) << 31)), std::nullopt);
+  EXPECT_EQ(E::apply(K::sub, a, b).evaluate(at(INT64_MIN, 1)), std::nullopt);
+}
+
+TEST(DslMisuse, TensorSizeFromAScalar) {
+  unsigned line = 0;
+  expectDslError(line,
+                 "the sizes of tensor 'x' are expressions of size() arguments and constants (+, -, "
+                 "*, /, %, ceildiv, min, max), but dimension 1 depends on scalar argument 's'; "
+                 "view() it for other shapes",
+                 [&](Kernel &k) {
+                   Value n = k.size("n"), s = k.scalar("s", DType::index);
+                   line = __LINE__ + 1;
+                   k.tensor("x", DType::f32, {n, n * s});
+                 });
+}
+
+TEST(DslMisuse, TensorSizeFromTheDevice) {
+  unsigned line = 0;
+  expectDslError(line, "but dimension 0 depends on 'tile.thread_id' (at ", [&](Kernel &k) {
+    Value n = k.size("n");
+    k.threads(128);
+    line = __LINE__ + 1;
+    k.tensor("x", DType::f32, {n + k.threadId()});
+  });
+}
+
+TEST(DslMisuse, TensorSizeOfAnotherType) {
+  unsigned line = 0;
+  expectDslError(line, "but dimension 0 depends on scalar argument 'm'", [&](Kernel &k) {
+    Value m = k.scalar("m", DType::i32);
+    line = __LINE__ + 1;
+    k.tensor("x", DType::f32, {m});
   });
 }
 

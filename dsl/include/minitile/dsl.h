@@ -451,10 +451,12 @@ public:
   /// A scalar argument of type `t`.
   Value scalar(const std::string &name, DType t,
                SourceLoc loc = SourceLoc::current());
-  /// A global-memory tensor argument, row-major with the given sizes: each a
-  /// size() argument or a C++ constant (anything else is refused; make a
-  /// tensor of another shape with view()). The launcher takes a device
-  /// pointer for it.
+  /// A global-memory tensor argument, row-major with the given sizes: each an
+  /// integer expression of size() arguments and C++ constants (+, -, *, /,
+  /// %, ceildiv, min, max: `bh * ceildiv(S, 64) * 64`); a size that depends
+  /// on a scalar argument or on the device is refused (make such a tensor
+  /// with view()). The launcher takes a device pointer for it, computes each
+  /// size with overflow checks and throws if one is negative.
   Tensor tensor(const std::string &name, DType t, std::vector<Arg> shape,
                 SourceLoc loc = SourceLoc::current());
   /// A strided view of `base`'s memory: element (i0, i1, ...) lives at
