@@ -881,6 +881,80 @@ TEST(DslTiles, BuildsAPipelinedGemm) {
   EXPECT_NE(ir.find("tile.store_tile"), std::string::npos) << ir;
 }
 
+/// The IR of `body` after the tile passes, or "" with their diagnostics
+/// (and the lines they name) in `errors`.
+static std::string afterTilePasses(const std::function<void(Kernel &)> &body,
+                                   std::string &errors) {
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    errors += d.str();
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+      errors += " at line " + std::to_string(loc.getLine());
+    errors += "\n";
+    return mlir::success();
+  });
+  LambdaGenerator gen;
+  gen.body = body;
+  auto module = buildKernel(ctx, gen, "t");
+  if (mlir::failed(runTilePasses(*module, {})))
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// c = p . v over the keys' tiles: v stored [keys, d] as attention holds it,
+/// the gemm's B [K, N] (transposeB = false). `d` columns.
+static void pv(Kernel &k, int64_t d, unsigned &line) {
+  Value n = k.size("n");
+  Tensor p = k.tensor("p", DType::bf16, {64, n}), v = k.tensor("v", DType::bf16, {n, d});
+  Tensor c = k.tensor("c", DType::f32, {64, d});
+  k.threads(128);
+  k.grid(1);
+  Value acc = k.pipelined(0, ceildiv(n, 64), broadcast(0.0, {64, d}), [&](Value kt, Value acc) {
+    Shared ps = k.shared(DType::bf16, {64, 64}), vs = k.shared(DType::bf16, {64, d});
+    copy(p, {0, kt * 64}, ps);
+    copy(v, {kt * 64, 0}, vs);
+    line = __LINE__ + 1;
+    return gemm(ps, vs, /*transposeB=*/false, acc);
+  });
+  storeTile(c, {0, 0}, acc);
+}
+
+TEST(DslTiles, GemmWithBStoredKN) {
+  // B [K, N] = [64, 128]: no transpose_b on the gemm; its wgmmas transpose
+  // B, whose descriptors step 16 rows of 128 bytes a k-step and name the
+  // 8192 bytes between its two 64-column panels.
+  unsigned line = 0;
+  std::string ir = build([&](Kernel &k) { pv(k, 128, line); });
+  EXPECT_NE(ir.find("tile.gemm"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("transpose_b"), std::string::npos) << ir;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { pv(k, 128, line); }, errors);
+  ASSERT_NE(after, "") << errors;
+  EXPECT_EQ(count(after, "hopper.wgmma %"), 4u) << after;
+  EXPECT_EQ(count(after, "transpose_b"), 4u) << after;
+  for (const char *step : {"[%c0] sbo 1024 lbo 8192", "[%c2048] sbo 1024 lbo 8192",
+                           "[%c4096] sbo 1024 lbo 8192", "[%c6144] sbo 1024 lbo 8192"})
+    EXPECT_NE(after.find(step), std::string::npos) << step << "\n" << after;
+}
+
+TEST(DslTilesMisuse, GemmWithBStoredKNOfTooFewColumns) {
+  // B [K, N] with N = 32: 64-byte rows, no 128-byte swizzle. The tile passes
+  // refuse it at the gemm's line.
+  unsigned line = 0;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { pv(k, 32, line); }, errors);
+  EXPECT_EQ(after, "");
+  EXPECT_NE(errors.find("B stored [K, N] takes N a multiple of 64 bf16) at line " +
+                        std::to_string(line)),
+            std::string::npos)
+      << errors;
+}
+
 /// A pipelined loop over a's 64-row tiles of `parts` gemms, one against
 /// each 64-row block of a (read before the loop), each stored: the
 /// cooperative loops' tests. `line` gets the line of the pipelined() call.
@@ -947,6 +1021,18 @@ TEST(DslTilesMisuse, GemmKMismatch) {
     line = __LINE__ + 1;
     gemm(a, b, true);
   });
+}
+
+TEST(DslTilesMisuse, GemmKMismatchWithBStoredKN) {
+  unsigned line = 0;
+  expectDslError(line, "gemm(): A is [64, 64] and B is 32x64: the K extents 64 and 32 differ",
+                 [&](Kernel &k) {
+                   launch(k, k.size("n"));
+                   Shared a = k.shared(DType::bf16, {64, 64});
+                   Shared b = k.shared(DType::bf16, {32, 64});
+                   line = __LINE__ + 1;
+                   gemm(a, b, /*transposeB=*/false);
+                 });
 }
 
 TEST(DslTilesMisuse, CopyBoxThatDoesNotFillTheTile) {
