@@ -135,6 +135,16 @@ LogicalResult WgmmaWaitOp::verify() {
   return success();
 }
 
+LogicalResult WgmmaDescOp::verify() {
+  // The descriptor's 14-bit fields hold the byte offsets >> 4.
+  auto fits = [](int64_t bytes) { return bytes > 0 && bytes % 16 == 0 && bytes < (1 << 18); };
+  if (!fits(getSbo()))
+    return emitOpError("sbo is a positive multiple of 16 below 2^18 bytes, not ") << getSbo();
+  if (std::optional<int64_t> lbo = getLbo(); lbo && !fits(*lbo))
+    return emitOpError("lbo is a positive multiple of 16 below 2^18 bytes, not ") << *lbo;
+  return success();
+}
+
 LogicalResult WgmmaOp::verify() {
   int64_t n = getNAttr().getInt();
   if (n < 8 || n > 256 || n % 8)

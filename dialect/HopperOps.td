@@ -490,11 +490,17 @@ def Hopper_BulkWaitReadOp : Hopper_Op<"bulk_wait_read", "tma"> {
 //===----------------------------------------------------------------------===//
 
 def Hopper_WgmmaDescOp : Hopper_Op<"wgmma_desc", "wgmma", [Pure]> {
-  let summary = "the 64-bit wgmma descriptor of a K-major shared tile region";
+  let summary = "the 64-bit wgmma descriptor of a shared tile region";
   let description = [{
-    Starts `offset` bytes into the tile; `sbo` is the byte distance between
-    8-row groups; the tile's swizzle gives the layout type. Each k-step of 16
-    bf16 elements starts 32 bytes further into the 128-byte swizzled rows:
+    Starts `offset` bytes into the tile; the tile's swizzle gives the layout
+    type. For a K-major operand (rows of K, 128-byte swizzled) `sbo` is the
+    byte distance between 8-row groups and `lbo` is left out (the hardware
+    ignores it). For an MN-major operand (B stored [K, N]: rows of 64 bf16
+    of N, a wgmma with `transpose_b`) `sbo` is the byte distance between
+    groups of 8 rows of K and `lbo` the distance between 64-element groups
+    of N (the tile's 128-byte panels). Both multiples of 16 below 2^18.
+    Each k-step of 16 bf16 elements of a K-major tile starts 32 bytes
+    further into the 128-byte swizzled rows:
 
     ```mlir
     tile.kernel @descriptors() attributes {block = array<i32: 128, 1, 1>} {
@@ -506,10 +512,27 @@ def Hopper_WgmmaDescOp : Hopper_Op<"wgmma_desc", "wgmma", [Pure]> {
       tile.return
     }
     ```
+
+    B stored [K, N] = [64, 128]: two panels of 64 rows of 128 bytes (8192
+    bytes each); the second k-step starts 16 rows (2048 bytes) in:
+
+    ```mlir
+    tile.kernel @mn_major() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c2048 = arith.constant 2048 : index
+      %b = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+      %k0 = hopper.wgmma_desc %b[%c0] sbo 1024 lbo 8192 : !tile.shared<64x128xbf16, swizzle = 128>
+      %k1 = hopper.wgmma_desc %b[%c2048] sbo 1024 lbo 8192 : !tile.shared<64x128xbf16, swizzle = 128>
+      tile.return
+    }
+    ```
   }];
-  let arguments = (ins Tile_AnyShared:$tile, Index:$offset, I64Attr:$sbo);
+  let arguments = (ins Tile_AnyShared:$tile, Index:$offset, I64Attr:$sbo,
+                       OptionalAttr<I64Attr>:$lbo);
   let results = (outs I64:$result);
-  let assemblyFormat = "$tile `[` $offset `]` `sbo` $sbo attr-dict `:` type($tile)";
+  let assemblyFormat =
+      "$tile `[` $offset `]` `sbo` $sbo (`lbo` $lbo^)? attr-dict `:` type($tile)";
+  let hasVerifier = 1;
 }
 
 def Hopper_WgmmaFenceOp : Hopper_Op<"wgmma_fence", "wgmma"> {
@@ -603,10 +626,12 @@ def Hopper_WgmmaWaitOp : Hopper_Op<"wgmma_wait", "wgmma"> {
 }
 
 def Hopper_WgmmaOp : Hopper_Op<"wgmma", "wgmma"> {
-  let summary = "one wgmma.mma_async m64nNk16, bf16 x bf16 -> f32, both K-major";
+  let summary = "one wgmma.mma_async m64nNk16, bf16 x bf16 -> f32";
   let description = [{
     `acc` are this thread's N/2 accumulator registers in wgmma order; with
     `zero_acc` their values are ignored and the product starts from zero.
+    A is K-major; B is K-major (stored [N, K]) or, with `transpose_b`,
+    MN-major (stored [K, N]; the PTX imm-trans-b operand is 1).
     Every thread of the warpgroup issues it, between `hopper.wgmma_fence` and
     `hopper.wgmma_commit`:
 
@@ -631,7 +656,7 @@ def Hopper_WgmmaOp : Hopper_Op<"wgmma", "wgmma"> {
     ```
   }];
   let arguments = (ins I64:$descA, I64:$descB, Variadic<F32>:$acc, I64Attr:$n,
-                       UnitAttr:$zero_acc);
+                       UnitAttr:$zero_acc, UnitAttr:$transpose_b);
   let results = (outs Variadic<F32>:$results);
   let assemblyFormat = [{
     $descA `,` $descB `n` $n `acc` `(` $acc `)` attr-dict `:` functional-type($acc, $results)

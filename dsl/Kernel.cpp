@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "dsl/Build.h"
 #include "dsl/KernelState.h"
+#include "dialect/SizeExpr.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Diagnostics.h"
@@ -269,26 +270,70 @@ Tensor Kernel::tensor(const std::string &name, DType t, std::vector<Arg> shape,
   if (t == DType::i1 || t == DType::index)
     throw Error(loc, "tensor '" + name + "' cannot hold " + dtypeName(t) +
                          "; use an integer or float type");
-  for (const Arg &d : shape)
-    if (!Access::isConstant(d) &&
-        !llvm::isa<mlir::BlockArgument>(detail::valueOf(d, "tensor()")))
-      throw Error(d.loc(), "the sizes of tensor '" + name +
-                               "' are size() arguments or constants; "
-                               "view() it for other shapes");
+  // Each size: an integer expression of size() arguments and constants,
+  // which the launcher computes (and checks) from its arguments.
+  std::vector<std::optional<tile::SizeExpr>> exprs(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (Access::isConstant(shape[d]))
+      continue;
+    std::string why;
+    exprs[d] = tile::sizeExprOf(detail::valueOf(shape[d], "tensor()"), k.kernel, &why);
+    if (!exprs[d])
+      throw Error(shape[d].loc(),
+                  "the sizes of tensor '" + name +
+                      "' are expressions of size() arguments and constants (+, -, *, /, "
+                      "%, ceildiv, min, max), but dimension " + std::to_string(d) +
+                      " depends on " + why + "; view() it for other shapes");
+  }
   mlir::Value ptr = k.addArgument(name, tile::PtrType::get(k.ctx, k.type(t)),
                                   loc, false);
   Tensor base;
   Access::fill(base, &k, name, t, Access::make(&k, ptr), Value(), {}, {}, {});
   Tensor result = k.atEntry([&] {
+    // The sizes computed again at the kernel's entry, where the view is
+    // (the user's may sit in a branch or loop that the view must not).
+    mlir::IRMapping entry;
+    std::function<mlir::Value(mlir::Value)> rebuild = [&](mlir::Value v) -> mlir::Value {
+      if (llvm::isa<mlir::BlockArgument>(v))
+        return v;
+      if (mlir::Value known = entry.lookupOrNull(v))
+        return known;
+      mlir::Operation *op = v.getDefiningOp();
+      for (mlir::Value operand : op->getOperands())
+        rebuild(operand);
+      return k.b.clone(*op, entry)->getResult(llvm::cast<mlir::OpResult>(v).getResultNumber());
+    };
+    std::vector<Arg> sizes = shape;
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (exprs[d])
+        sizes[d] = Arg(Access::make(&k, rebuild(detail::valueOf(shape[d], "tensor()"))),
+                       shape[d].loc());
     // Row-major: stride[d] = prod(shape[d+1:]).
-    std::vector<Arg> strides(shape.size(), Arg(1, loc));
-    for (int d = static_cast<int>(shape.size()) - 2; d >= 0; --d)
-      strides[d] = Arg(strides[d + 1] * shape[d + 1], loc);
-    return view(base, Arg(0, loc), shape, strides, loc);
+    std::vector<Arg> strides(sizes.size(), Arg(1, loc));
+    for (int d = static_cast<int>(sizes.size()) - 2; d >= 0; --d)
+      strides[d] = Arg(strides[d + 1] * sizes[d + 1], loc);
+    return view(base, Arg(0, loc), sizes, strides, loc);
   });
 
-  // The launcher checks the pointer of a non-empty tensor.
   mlir::Location l = k.loc(loc);
+  // A computed size must not be negative (the launcher's arithmetic has
+  // already refused an overflow or a division by zero).
+  for (int d = 0; d < result.rank(); ++d) {
+    if (!exprs[d] || exprs[d]->isLeaf())
+      continue;
+    mlir::Location dl = k.loc(shape[d].loc());
+    mlir::Value h = k.toHost(Access::get(result.size(d)), shape[d].loc(), "a tensor size");
+    mlir::Value zero = mlir::arith::ConstantIndexOp::create(k.hostB, dl, 0);
+    mlir::Value ok = mlir::arith::CmpIOp::create(
+        k.hostB, dl, mlir::arith::CmpIPredicate::sge, h, zero);
+    tile::HostCheckOp::create(k.hostB, dl, ok,
+                              "dimension " + std::to_string(d) + " of tensor '" + name +
+                                  "', " + exprs[d]->text() + " (at " +
+                                  shape[d].loc().file_name() + ":" +
+                                  std::to_string(shape[d].loc().line()) + "), is negative");
+  }
+
+  // The launcher checks the pointer of a non-empty tensor.
   mlir::Value numel = mlir::arith::ConstantIndexOp::create(k.hostB, l, 1);
   for (int d = 0; d < result.rank(); ++d)
     numel = mlir::arith::MulIOp::create(

@@ -349,19 +349,21 @@ struct WgmmaDescLowering : ConvertOpToLLVMPattern<hopper::WgmmaDescOp> {
     Location loc = op.getLoc();
     int64_t swizzle = op.getTile().getType().getSwizzle();
     int64_t layout = swizzle == 128 ? 1 : swizzle == 64 ? 2 : swizzle == 32 ? 3 : 0;
-    // bits 0-13: address >> 4; 16-29: leading offset >> 4 (1: unused when
-    // swizzled); 32-45: stride offset >> 4; 62-63: the swizzle.
-    // Shared addresses fit in 18 bits and wgmma operands are 16-byte
-    // aligned, so the low word is ((tile >> 4) | 1 << 16) + (offset >> 4)
-    // with no carry out of the address field: the tile's part is shared by
-    // every descriptor of the tile, and a constant offset is one add.
+    // bits 0-13: address >> 4; 16-29: leading offset >> 4 (for a K-major
+    // swizzled operand unused, 1; for an MN-major one the distance between
+    // its 64-element groups of N); 32-45: stride offset >> 4; 62-63: the
+    // swizzle. Shared addresses fit in 18 bits and wgmma operands are
+    // 16-byte aligned, so the low word is ((tile >> 4) | lbo >> 4 << 16) +
+    // (offset >> 4) with no carry out of the address field: the tile's part
+    // is shared by every descriptor of the tile, and a constant offset is
+    // one add.
     Type i32t = rewriter.getI32Type();
     Value tile = LLVM::PtrToIntOp::create(rewriter, loc, i32t, adaptor.getTile());
     Value offset =
         atUse ? Value() : LLVM::TruncOp::create(rewriter, loc, i32t, adaptor.getOffset());
     Value base = LLVM::OrOp::create(
         rewriter, loc, LLVM::LShrOp::create(rewriter, loc, tile, i32(rewriter, loc, 4)),
-        i32(rewriter, loc, 1 << 16));
+        i32(rewriter, loc, (op.getLbo() ? *op.getLbo() >> 4 : 1) << 16));
     // The high word (stride offset, swizzle) is fixed.
     int64_t high = (op.getSbo() >> 4) | (layout << 30);
     if (atUse) {
@@ -462,9 +464,12 @@ struct WgmmaLowering : ConvertOpToLLVMPattern<hopper::WgmmaOp> {
         NVVM::WGMMAScaleOutAttr::get(ctx, op.getZeroAcc() ? NVVM::WGMMAScaleOut::zero
                                                           : NVVM::WGMMAScaleOut::one),
         one, one,
-        // Both operands K-major: A "row", B "col" (no transposes).
+        // A K-major ("row", no transpose); B K-major ("col") or, with
+        // transpose_b, MN-major ("row": imm-trans-b 1).
         NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+        NVVM::MMALayoutAttr::get(ctx, op.getTransposeB() ? NVVM::MMALayout::row
+                                                         : NVVM::MMALayout::col),
+        nullptr);
     SmallVector<Value> results;
     for (int64_t i = 0, e = adaptor.getAcc().size(); i < e; ++i)
       results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{i}));

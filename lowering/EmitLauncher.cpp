@@ -429,7 +429,7 @@ bool describeLauncherArguments(ModuleOp module, const TensorAccessMap &access,
     auto it = access.find(host.getSymName().str() + "/" + a.name);
     a.access = it == access.end() ? TensorAccess{true, true} : it->second;
     // The shape: the tensor() call made the first view of the pointer, at
-    // the kernel's entry, from size arguments and constants.
+    // the kernel's entry, from expressions of size arguments and constants.
     tile::ViewOp view;
     for (auto [j, operand] : llvm::enumerate(launch.getArgs()))
       if (operand == arg && kernel)
@@ -446,19 +446,19 @@ bool describeLauncherArguments(ModuleOp module, const TensorAccessMap &access,
     unsigned dynamic = 0;
     for (int64_t size : type.getShape()) {
       if (!ShapedType::isDynamic(size)) {
-        a.shape.push_back(std::to_string(size));
-        continue;
-      }
-      Value v = view.getSizes()[dynamic++];
-      auto sizeArg = llvm::dyn_cast<BlockArgument>(v);
-      if (sizeArg && sizeArg.getOwner()->getParentOp() == kernel) {
-        a.shape.push_back(kernel.getArgName(sizeArg.getArgNumber()).str());
-      } else if (auto c = v.getDefiningOp<arith::ConstantIndexOp>()) {
-        a.shape.push_back(std::to_string(c.value()));
+        a.dims.push_back(tile::SizeExpr::of(size));
       } else {
-        error = "the shape of tensor '" + a.name + "' is not made of sizes and constants";
-        return false;
+        std::string why;
+        std::optional<tile::SizeExpr> e =
+            kernel ? tile::sizeExprOf(view.getSizes()[dynamic++], kernel, &why) : std::nullopt;
+        if (!e) {
+          error = "the shape of tensor '" + a.name +
+                  "' is not an expression of sizes and constants (it depends on " + why + ")";
+          return false;
+        }
+        a.dims.push_back(std::move(*e));
       }
+      a.shape.push_back(a.dims.back().text());
     }
     out.push_back(std::move(a));
   }

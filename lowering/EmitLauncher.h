@@ -1,6 +1,8 @@
 //===- EmitLauncher.h - tile.host -> a C++ launcher with an embedded image ===//
 #pragma once
 
+#include "dialect/SizeExpr.h"
+
 #include "mlir/IR/BuiltinOps.h"
 
 #include <cstdint>
@@ -36,16 +38,19 @@ struct LauncherArgument {
   /// The value's type ("index", "f32", "i32"; a size is "index"), or for a
   /// tensor its element type ("bf16").
   std::string type;
-  /// A tensor's dimensions, outermost first: each the name of a size argument
-  /// or a decimal constant ("S", "64").
+  /// A tensor's dimensions, outermost first, as text: the name of a size
+  /// argument, a decimal constant, or an expression of them ("S", "64",
+  /// "BH * qBlocks * 64"): `dims[d].text()`.
   std::vector<std::string> shape;
+  /// The same dimensions as expressions of the size arguments.
+  std::vector<tile::SizeExpr> dims;
   TensorAccess access; // a tensor's, from analyzeTensorAccess()
 };
 
 /// The arguments of the launcher of the (first) tile.host in `module`, in
 /// order, from the IR as the DSL built it (before the tile passes). Returns
 /// false with `error` set if the module has no tile.host or a tensor's shape
-/// is not made of sizes and constants.
+/// is not an expression of sizes and constants (tile::sizeExprOf).
 bool describeLauncherArguments(mlir::ModuleOp module, const TensorAccessMap &access,
                                std::vector<LauncherArgument> &out, std::string &error);
 

@@ -4,12 +4,18 @@
 // layout of the warps that run the gemm: M / 64 warpgroups, 64 rows each.
 // Distribution (sm_90a): per warpgroup, one wgmma m64nNk16 per 16 of K with
 // shared-memory descriptors (the tiles' 128-byte swizzle), between a fence
-// and a commit. Nothing waits here: the result's registers are in flight
-// until the first op that reads them (Distributor::read puts the wait there,
-// for all but the gemms started after this one on every path to the read),
-// so independent work overlaps the tensor cores; a wgmma accumulating into
-// them does not wait. With `max_pending`, a wait for all but that many
-// groups follows the commit.
+// and a commit. A is K-major. B stored [N, K] (transpose_b) is K-major too;
+// B stored [K, N] is MN-major: its rows are K, 128-byte panels of 64 columns
+// of N each (what a TMA copy into the tile writes), so a k-step's
+// descriptor starts 16 rows (2048 bytes) further on, with groups of 8 rows
+// of K 1024 bytes apart (the stride offset) and groups of 64 columns of N a
+// panel apart (the leading offset), and the wgmma transposes B (imm-trans-b,
+// which PTX has for 16-bit types). Nothing waits here: the result's
+// registers are in flight until the first op that reads them
+// (Distributor::read puts the wait there, for all but the gemms started
+// after this one on every path to the read), so independent work overlaps
+// the tensor cores; a wgmma accumulating into them does not wait. With
+// `max_pending`, a wait for all but that many groups follows the commit.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/fragments/Fragments.h"
@@ -54,15 +60,16 @@ public:
     if (!target.has(minitile::Feature::wgmma))
       return gemm.emitOpError("runs on wgmma, which ") << target.arch << " does not have";
     SharedType a = gemm.getA().getType(), bt = gemm.getB().getType();
-    if (!gemm.getTransposeB())
-      return gemm.emitOpError("needs B stored [N, K] (transpose_b); [K, N] is not supported yet");
+    const bool kMajorB = gemm.getTransposeB();
     if (a.getSwizzle() != 128 || bt.getSwizzle() != 128)
       return gemm.emitOpError("needs operand tiles with a 128-byte swizzle (rows of a "
-                              "multiple of 128 bytes, a multiple of 8 rows)");
+                              "multiple of 128 bytes, a multiple of 8 rows")
+             << (kMajorB ? ")" : "; B stored [K, N] takes N a multiple of 64 bf16)");
     if (!a.getElementType().isBF16())
       return gemm.emitOpError("multiplies bf16 tiles, not ") << a.getElementType();
     FragLayoutAttr acc = d.layout(gemm.getResult());
-    int64_t M = a.getShape()[0], K = a.getShape()[1], N = bt.getShape()[0];
+    int64_t M = a.getShape()[0], K = a.getShape()[1];
+    int64_t N = kMajorB ? bt.getShape()[0] : bt.getShape()[1];
     if (K % 16)
       return gemm.emitOpError("needs K a multiple of 16, not ") << K;
     if (acc.getNumRegs() != N / 2)
@@ -73,7 +80,8 @@ public:
     auto [lane, warp] = d.laneAndWarp(b, loc, acc.getNumWarps());
     (void)lane;
     Value group = arith::DivUIOp::create(b, loc, warp, Distributor::index(b, loc, 4));
-    int64_t panelsA = a.getShape()[0] * 128, panelsB = N * 128; // bytes per 64-column panel
+    // Bytes per 64-column panel: A's rows are M, B's N (K-major) or K.
+    int64_t panelsA = a.getShape()[0] * 128, panelsB = bt.getShape()[0] * 128;
     Value rowOffset = arith::MulIOp::create(b, loc, group, Distributor::index(b, loc, 64 * 128));
     Type f32 = b.getF32Type();
     Registers regs;
@@ -87,7 +95,8 @@ public:
       int64_t inPanel = (k % 4) * 32;
       Value offA = arith::AddIOp::create(
           b, loc, rowOffset, Distributor::index(b, loc, (k / 4) * panelsA + inPanel));
-      Value descA = hopper::WgmmaDescOp::create(b, loc, i64, gemm.getA(), offA, 1024);
+      Value descA =
+          hopper::WgmmaDescOp::create(b, loc, i64, gemm.getA(), offA, 1024, /*lbo=*/nullptr);
       // B's descriptors are made before the loops its tile is invariant in
       // (the queries' tile of a loop over keys): kept in registers, not
       // remade every iteration -- the first kHoistedDescriptors of them (two
@@ -97,12 +106,18 @@ public:
         OpBuilder::InsertionGuard guard(b);
         if (k < kHoistedDescriptors)
           b.restoreInsertionPoint(Distributor::invariantPoint(b, gemm.getB()));
-        descB = hopper::WgmmaDescOp::create(
-            b, loc, i64, gemm.getB(), Distributor::index(b, loc, (k / 4) * panelsB + inPanel),
-            1024);
+        if (kMajorB)
+          descB = hopper::WgmmaDescOp::create(
+              b, loc, i64, gemm.getB(),
+              Distributor::index(b, loc, (k / 4) * panelsB + inPanel), 1024, /*lbo=*/nullptr);
+        else
+          descB = hopper::WgmmaDescOp::create(
+              b, loc, i64, gemm.getB(), Distributor::index(b, loc, k * 16 * 128), 1024,
+              b.getI64IntegerAttr(panelsB));
       }
       auto mma = hopper::WgmmaOp::create(b, loc, SmallVector<Type>(N / 2, f32), descA, descB,
-                                         regs, N, /*zero_acc=*/k == 0 && !gemm.getAcc());
+                                         regs, N, /*zero_acc=*/k == 0 && !gemm.getAcc(),
+                                         /*transpose_b=*/!kMajorB);
       regs = Registers(mma.getResults().begin(), mma.getResults().end());
     }
     auto commit = hopper::WgmmaCommitOp::create(b, loc);

@@ -6,6 +6,9 @@
 // rejects it (a point tune leaves out); the launcher requires n <= threads *
 // 64 (shapes on which a point does not apply). tests/lit/cli/tune*.test.
 //
+// tune_padded: tensors whose sizes are expressions of the size arguments
+// (tests/lit/cli/tensor-shapes.test).
+//
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
 
@@ -36,6 +39,27 @@ struct TuneAxpy : Generator {
   }
 };
 
+/// y[b * P + r] = x[b, r] for r < n, 0 for the rows padding n up to P, a
+/// multiple of 64; d[i] = x[0, i + 1] - x[0, i].
+struct TunePadded : Generator {
+  Param<int> threads{"threads", 64, {64, 128}, "threads per block"};
+
+  void generate(Kernel &k) override {
+    Value bh = k.size("bh"), n = k.size("n");
+    Value padded = ceildiv(n, 64) * 64;                  // PADDED
+    Tensor y = k.tensor("y", DType::f32, {bh * padded}); // SHAPE-Y
+    Tensor d = k.tensor("d", DType::f32, {n - 1});       // SHAPE-D
+    Tensor x = k.tensor("x", DType::f32, {bh, n});
+    k.threads(threads);
+    k.grid(ceildiv(y.size(0), threads));
+    Value i = k.blockId() * threads + k.threadId();
+    Value b = i / padded, r = i % padded;
+    k.if_(i < y.size(0), [&] { y(i) = select(r < n, x(b, min(r, n - 1)), 0.0); });
+    k.if_(i < d.size(0), [&] { d(i) = x(0, i + 1) - x(0, i); });
+  }
+};
+
 } // namespace
 
+MINITILE_KERNEL(TunePadded, "tune_padded", "y = x's rows padded to a multiple of 64; d = x[0]'s differences");
 MINITILE_KERNEL(TuneAxpy, "tune_axpy", "y[i, :] += a * x[i] where idx[i] >= 0");

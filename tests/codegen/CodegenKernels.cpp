@@ -346,8 +346,43 @@ struct AsyncOperands : Generator {
   }
 };
 
+/// c = a . b with b given as it is stored, [k, n] row-major (the gemm's B
+/// MN-major: transposeB = false, the layout of attention's V in P . V): a
+/// block a tile of `warpgroups` x 64 rows of c and all n = `n` columns, the
+/// loop over K's 64-wide tiles pipelined (`loop` 0: the producer's TMA ring
+/// of `stages`) or serial (1: each tile copied in the loop). b's tile is
+/// [64, n], n / 64 panels of 128-byte rows. Ragged m and k: the copies read
+/// zeros past the tensors.
+struct GemmKN : Generator {
+  Param<int> n{"n", 128, {64, 128, 256}, "columns of b and c"};
+  Param<int> warpgroups{"warpgroups", 1, 1, 2, "64 rows of c each"};
+  Param<int> loop{"loop", 0, 0, 1, "0 pipelined, 1 serial"};
+  Param<int> stages{"stages", 3, 1, 4, "the pipelined loop's stages"};
+  void generate(Kernel &k) override {
+    const int N = n, BM = 64 * warpgroups;
+    Value m = k.size("m"), kk = k.size("k");
+    Tensor a = k.tensor("a", DType::bf16, {m, kk});
+    Tensor b = k.tensor("b", DType::bf16, {kk, N});
+    Tensor c = k.tensor("c", DType::f32, {m, N});
+    k.threads(128 * warpgroups);
+    k.grid(ceildiv(m, BM));
+    Value m0 = k.blockId() * BM;
+    auto body = [&](Value kt, Value acc) {
+      Shared as = k.shared(DType::bf16, {BM, 64}), bs = k.shared(DType::bf16, {64, N});
+      copy(a, {m0, kt * 64}, as);
+      copy(b, {kt * 64, 0}, bs);
+      return gemm(as, bs, /*transposeB=*/false, acc);
+    };
+    Value zero = broadcast(0.0, {BM, N});
+    Value acc = loop == 0 ? k.pipelined(0, ceildiv(kk, 64), zero, body, {.stages = stages})
+                          : k.serial(0, ceildiv(kk, 64), zero, body);
+    storeTile(c, {m0, 0}, acc);
+  }
+};
+
 } // namespace
 
+MINITILE_KERNEL(GemmKN, "gemm_kn", "c = a . b, b stored [k, n] (the gemm's B MN-major)");
 MINITILE_KERNEL(AsyncOperands, "async_operands", "c = the K loop of gemms with the accumulator in the form `form` names");
 MINITILE_KERNEL(CoopGemm, "coop_gemm", "c[:, 64p..] = a . b_p^T, parts dealt out to the groups");
 MINITILE_KERNEL(MinMax, "minmax", "y = min(max(x, 0), c)");

@@ -2,6 +2,7 @@
 #include "DslTestSupport.h"
 
 #include "dsl/Build.h"
+#include "lowering/EmitLauncher.h"
 #include "lowering/Stages.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -606,6 +607,101 @@ TEST(DslMisuse, SelectOfAVector) {
   });
 }
 
+TEST(Dsl, TensorSizesFromExpressionsOfSizes) {
+  // A scratch tensor of a computed shape, its size expression written
+  // inside a branch: the view at the kernel's entry computes it again there,
+  // the launcher computes it (checked) and refuses it negative, and the
+  // launcher's description names it as an expression.
+  LambdaGenerator gen;
+  gen.body = [](Kernel &k) {
+    Value bh = k.size("bh"), S = k.size("S");
+    Value qBlocks = ceildiv(S, 64);
+    k.threads(128);
+    k.grid(bh * qBlocks);
+    k.if_(k.blockId() < 1, [&] {
+      Tensor p = k.tensor("p", DType::f32, {bh * qBlocks * 64 + (S - 1) % 8, 64});
+      Tensor d = k.tensor("d", DType::f32, {max(S - 2, 1), 2});
+      p(0, 0) = cast(d.size(0), DType::f32);
+    });
+  };
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  auto module = buildKernel(ctx, gen, "t"); // verified: the view's sizes dominate it
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  module->print(os);
+  EXPECT_NE(ir.find("dimension 0 of tensor 'p', bh * ceildiv(S, 64) * 64 + (S - 1) % 8 (at "),
+            std::string::npos) << ir;
+  EXPECT_NE(ir.find("dimension 0 of tensor 'd', max(S - 2, 1) (at "), std::string::npos) << ir;
+  // Only the computed sizes are checked (not 64, nor the size arguments).
+  EXPECT_EQ(count(ir, "of tensor '"), 2u) << ir;
+  std::vector<LauncherArgument> args;
+  std::string error;
+  ASSERT_TRUE(describeLauncherArguments(*module, analyzeTensorAccess(*module), args, error))
+      << error;
+  ASSERT_EQ(args.size(), 4u);
+  EXPECT_EQ(args[2].shape, (std::vector<std::string>{"bh * ceildiv(S, 64) * 64 + (S - 1) % 8", "64"}));
+  EXPECT_EQ(args[3].shape, (std::vector<std::string>{"max(S - 2, 1)", "2"}));
+  auto value = [](llvm::StringRef name) -> int64_t { return name == "bh" ? 3 : 100; };
+  EXPECT_EQ(args[2].dims[0].evaluate(value), 3 * 2 * 64 + 99 % 8);
+  EXPECT_EQ(args[3].dims[0].evaluate(value), 98);
+}
+
+TEST(Dsl, SizeExpressionsPrintAndEvaluateAsCxx) {
+  using E = tile::SizeExpr;
+  using K = E::Kind;
+  E a = E::size("a"), b = E::size("b");
+  EXPECT_EQ(E::apply(K::sub, a, E::apply(K::sub, b, E::of(1))).text(), "a - (b - 1)");
+  EXPECT_EQ(E::apply(K::sub, E::apply(K::sub, a, b), E::of(1)).text(), "a - b - 1");
+  EXPECT_EQ(E::apply(K::mul, E::apply(K::add, a, b), E::of(2)).text(), "(a + b) * 2");
+  EXPECT_EQ(E::apply(K::div, a, E::apply(K::mul, b, E::of(2))).text(), "a / (b * 2)");
+  EXPECT_EQ(E::apply(K::add, a, E::apply(K::add, b, E::of(2))).text(), "a + b + 2");
+  EXPECT_EQ(E::apply(K::ceildiv, E::apply(K::add, a, b), E::of(8)).text(), "ceildiv(a + b, 8)");
+  auto at = [](int64_t av, int64_t bv) {
+    return [=](llvm::StringRef n) { return n == "a" ? av : bv; };
+  };
+  EXPECT_EQ(E::apply(K::ceildiv, a, b).evaluate(at(7, 2)), 4);
+  EXPECT_EQ(E::apply(K::ceildiv, a, b).evaluate(at(-7, 2)), -3);
+  EXPECT_EQ(E::apply(K::div, a, b).evaluate(at(-7, 2)), -3);
+  EXPECT_EQ(E::apply(K::rem, a, b).evaluate(at(-7, 2)), -1);
+  EXPECT_EQ(E::apply(K::div, a, b).evaluate(at(7, 0)), std::nullopt);
+  EXPECT_EQ(E::apply(K::mul, a, b).evaluate(at(int64_t(1) << 32, int64_t(1) << 31)), std::nullopt);
+  EXPECT_EQ(E::apply(K::sub, a, b).evaluate(at(INT64_MIN, 1)), std::nullopt);
+}
+
+TEST(DslMisuse, TensorSizeFromAScalar) {
+  unsigned line = 0;
+  expectDslError(line,
+                 "the sizes of tensor 'x' are expressions of size() arguments and constants (+, -, "
+                 "*, /, %, ceildiv, min, max), but dimension 1 depends on scalar argument 's'; "
+                 "view() it for other shapes",
+                 [&](Kernel &k) {
+                   Value n = k.size("n"), s = k.scalar("s", DType::index);
+                   line = __LINE__ + 1;
+                   k.tensor("x", DType::f32, {n, n * s});
+                 });
+}
+
+TEST(DslMisuse, TensorSizeFromTheDevice) {
+  unsigned line = 0;
+  expectDslError(line, "but dimension 0 depends on 'tile.thread_id' (at ", [&](Kernel &k) {
+    Value n = k.size("n");
+    k.threads(128);
+    line = __LINE__ + 1;
+    k.tensor("x", DType::f32, {n + k.threadId()});
+  });
+}
+
+TEST(DslMisuse, TensorSizeOfAnotherType) {
+  unsigned line = 0;
+  expectDslError(line, "but dimension 0 depends on scalar argument 'm'", [&](Kernel &k) {
+    Value m = k.scalar("m", DType::i32);
+    line = __LINE__ + 1;
+    k.tensor("x", DType::f32, {m});
+  });
+}
+
 TEST(DslMisuse, TensorOfIndices) {
   unsigned line = 0;
   expectDslError(line, "tensor 'x' cannot hold index", [&](Kernel &k) {
@@ -785,6 +881,80 @@ TEST(DslTiles, BuildsAPipelinedGemm) {
   EXPECT_NE(ir.find("tile.store_tile"), std::string::npos) << ir;
 }
 
+/// The IR of `body` after the tile passes, or "" with their diagnostics
+/// (and the lines they name) in `errors`.
+static std::string afterTilePasses(const std::function<void(Kernel &)> &body,
+                                   std::string &errors) {
+  mlir::DialectRegistry registry;
+  registerDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    errors += d.str();
+    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(d.getLocation()))
+      errors += " at line " + std::to_string(loc.getLine());
+    errors += "\n";
+    return mlir::success();
+  });
+  LambdaGenerator gen;
+  gen.body = body;
+  auto module = buildKernel(ctx, gen, "t");
+  if (mlir::failed(runTilePasses(*module, {})))
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
+}
+
+/// c = p . v over the keys' tiles: v stored [keys, d] as attention holds it,
+/// the gemm's B [K, N] (transposeB = false). `d` columns.
+static void pv(Kernel &k, int64_t d, unsigned &line) {
+  Value n = k.size("n");
+  Tensor p = k.tensor("p", DType::bf16, {64, n}), v = k.tensor("v", DType::bf16, {n, d});
+  Tensor c = k.tensor("c", DType::f32, {64, d});
+  k.threads(128);
+  k.grid(1);
+  Value acc = k.pipelined(0, ceildiv(n, 64), broadcast(0.0, {64, d}), [&](Value kt, Value acc) {
+    Shared ps = k.shared(DType::bf16, {64, 64}), vs = k.shared(DType::bf16, {64, d});
+    copy(p, {0, kt * 64}, ps);
+    copy(v, {kt * 64, 0}, vs);
+    line = __LINE__ + 1;
+    return gemm(ps, vs, /*transposeB=*/false, acc);
+  });
+  storeTile(c, {0, 0}, acc);
+}
+
+TEST(DslTiles, GemmWithBStoredKN) {
+  // B [K, N] = [64, 128]: no transpose_b on the gemm; its wgmmas transpose
+  // B, whose descriptors step 16 rows of 128 bytes a k-step and name the
+  // 8192 bytes between its two 64-column panels.
+  unsigned line = 0;
+  std::string ir = build([&](Kernel &k) { pv(k, 128, line); });
+  EXPECT_NE(ir.find("tile.gemm"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("transpose_b"), std::string::npos) << ir;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { pv(k, 128, line); }, errors);
+  ASSERT_NE(after, "") << errors;
+  EXPECT_EQ(count(after, "hopper.wgmma %"), 4u) << after;
+  EXPECT_EQ(count(after, "transpose_b"), 4u) << after;
+  for (const char *step : {"[%c0] sbo 1024 lbo 8192", "[%c2048] sbo 1024 lbo 8192",
+                           "[%c4096] sbo 1024 lbo 8192", "[%c6144] sbo 1024 lbo 8192"})
+    EXPECT_NE(after.find(step), std::string::npos) << step << "\n" << after;
+}
+
+TEST(DslTilesMisuse, GemmWithBStoredKNOfTooFewColumns) {
+  // B [K, N] with N = 32: 64-byte rows, no 128-byte swizzle. The tile passes
+  // refuse it at the gemm's line.
+  unsigned line = 0;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { pv(k, 32, line); }, errors);
+  EXPECT_EQ(after, "");
+  EXPECT_NE(errors.find("B stored [K, N] takes N a multiple of 64 bf16) at line " +
+                        std::to_string(line)),
+            std::string::npos)
+      << errors;
+}
+
 /// A pipelined loop over a's 64-row tiles of `parts` gemms, one against
 /// each 64-row block of a (read before the loop), each stored: the
 /// cooperative loops' tests. `line` gets the line of the pipelined() call.
@@ -851,6 +1021,18 @@ TEST(DslTilesMisuse, GemmKMismatch) {
     line = __LINE__ + 1;
     gemm(a, b, true);
   });
+}
+
+TEST(DslTilesMisuse, GemmKMismatchWithBStoredKN) {
+  unsigned line = 0;
+  expectDslError(line, "gemm(): A is [64, 64] and B is 32x64: the K extents 64 and 32 differ",
+                 [&](Kernel &k) {
+                   launch(k, k.size("n"));
+                   Shared a = k.shared(DType::bf16, {64, 64});
+                   Shared b = k.shared(DType::bf16, {32, 64});
+                   line = __LINE__ + 1;
+                   gemm(a, b, /*transposeB=*/false);
+                 });
 }
 
 TEST(DslTilesMisuse, CopyBoxThatDoesNotFillTheTile) {

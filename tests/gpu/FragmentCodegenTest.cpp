@@ -6,7 +6,8 @@
 // min/max (NaN kept, and dropped by minNum/maxNum), contraction on and off,
 // a reduceSum accumulating in place, a box of a shared tile read as a
 // fragment, which block takes which item of a persistent kernel, and
-// cooperative pipelined loops (every group every tile, the gemms dealt out).
+// cooperative pipelined loops (every group every tile, the gemms dealt out),
+// and gemms whose B is stored [K, N] (read MN-major by the tensor cores).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
@@ -37,6 +38,11 @@
 #include "codegen_coop_g3_p3_s2.h"
 #include "codegen_coop_g3_p6_s4_ov.h"
 #include "codegen_turns_g2_p2_s4.h"
+#include "codegen_gemm_kn_n128.h"
+#include "codegen_gemm_kn_n256_wg2.h"
+#include "codegen_gemm_kn_n64_s1.h"
+#include "codegen_gemm_kn_serial.h"
+#include "codegen_gemm_kn_serial_n256_wg2.h"
 
 #include <algorithm>
 #include <cmath>
@@ -493,4 +499,63 @@ TEST(FragmentCodegen, CooperativeLoopsDealTheGemmsOut) {
           ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];
       EXPECT_EQ(wrong, 0);
     }
+}
+
+TEST(FragmentCodegen, GemmWithBStoredKN) {
+  // c = a . b with b given [k, n] row-major: the gemm's B is MN-major (the
+  // wgmma transposes it; descriptors with the leading byte offset between
+  // b's 64-column panels). n = 64, 128, 256; one and two warpgroups; the K
+  // loop pipelined (1 and 3 stages) or serial. Ragged and empty m, k not a
+  // multiple of the 64-wide tile (the copies read zeros past a and b); fp64
+  // reference.
+  using bf16 = minitile::rt::bf16;
+  using Fn = void (*)(minitile::rt::Scalar<int64_t>, minitile::rt::Scalar<int64_t>, const bf16 *,
+                      const bf16 *, float *, CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    int64_t n;
+  } variants[] = {
+      {"n=128, pipelined, 3 stages", minitile::kernels::codegen_gemm_kn_n128, 128},
+      {"n=64, pipelined, 1 stage", minitile::kernels::codegen_gemm_kn_n64_s1, 64},
+      {"n=256, 2 warpgroups, pipelined", minitile::kernels::codegen_gemm_kn_n256_wg2, 256},
+      {"n=128, serial", minitile::kernels::codegen_gemm_kn_serial, 128},
+      {"n=256, 2 warpgroups, serial", minitile::kernels::codegen_gemm_kn_serial_n256_wg2, 256}};
+  std::uniform_real_distribution<float> d(-2, 2);
+  for (auto &v : variants)
+    for (int64_t m : {int64_t(0), int64_t(64), int64_t(200), int64_t(1000)})
+      for (int64_t k : {int64_t(64), int64_t(104), int64_t(320)}) {
+        // (k * 2 bytes, a's row stride, a multiple of 16: what the TMA reads.)
+        SCOPED_TRACE(std::string(v.name) + " m=" + std::to_string(m) + " k=" + std::to_string(k));
+        const int64_t n = v.n;
+        std::vector<bf16> a(std::max<int64_t>(m, 1) * k), b(k * n);
+        for (bf16 &x : a)
+          x = bf16::fromFloat(d(rng()));
+        for (bf16 &x : b)
+          x = bf16::fromFloat(d(rng()));
+        DeviceBuffer<bf16> da(a), db(b);
+        DeviceBuffer<float> c(std::max<int64_t>(m, 1) * n + 64);
+        c.fillWords(kPoison);
+        v.fn(m, k, da.get(), db.get(), c.get(), nullptr);
+        minitile::rt::synchronize();
+        std::vector<float> got = c.download();
+        int64_t wrong = 0;
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t j = 0; j < n; ++j) {
+            double want = 0, scale = 0;
+            for (int64_t kk = 0; kk < k; ++kk) {
+              double p = double(a[r * k + kk].toFloat()) * b[kk * n + j].toFloat();
+              want += p;
+              scale += std::fabs(p);
+            }
+            float g = got[r * n + j];
+            if (!(std::fabs(g - want) <= 1e-5 * scale + 1e-6) && wrong++ < 5)
+              ADD_FAILURE() << "c[" << r << ", " << j << "] = " << g << ", want " << want;
+          }
+        // Nothing written past the m rows.
+        for (size_t e = size_t(m * n); e < got.size(); ++e)
+          if (bits(got[e]) != kPoison && wrong++ < 5)
+            ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];
+        EXPECT_EQ(wrong, 0);
+      }
 }

@@ -313,6 +313,41 @@ std::string launcherCall(const CompiledPoint &p, const std::string &function) {
   return call + "nullptr);\n";
 }
 
+/// `c` as a C++ int64_t expression.
+std::string cppInt(int64_t c) {
+  return c == std::numeric_limits<int64_t>::min() ? "INT64_MIN" : std::to_string(c) + "LL";
+}
+
+/// Tensor dimension `e` as C++ over the runner's values `v` (`v[i].i` for
+/// size argument i), computed as a launcher computes it: an overflow or a
+/// zero divisor throws minitile::rt::Error naming `kAt`, which the code
+/// around it defines.
+std::string cppSizeExpr(const tile::SizeExpr &e, const std::map<std::string, int> &sizeIndex) {
+  using K = tile::SizeExpr::Kind;
+  if (e.kind == K::size)
+    return "v[" + std::to_string(sizeIndex.at(e.name)) + "].i";
+  if (e.kind == K::constant)
+    return cppInt(e.constant);
+  std::string l = cppSizeExpr(e.operands[0], sizeIndex), r = cppSizeExpr(e.operands[1], sizeIndex);
+  auto checked = [&](const char *fn) {
+    return std::string("minitile::rt::") + fn + "<int64_t>(" + l + ", " + r + ", kAt, \"\")";
+  };
+  auto divide = [&](const char *fn) {
+    return std::string("minitile::rt::") + fn + "(" + l + ", " + r + ", kAt)";
+  };
+  switch (e.kind) {
+  case K::add: return checked("add");
+  case K::sub: return checked("subtract");
+  case K::mul: return checked("multiply");
+  case K::div: return divide("divide");
+  case K::rem: return divide("remainder");
+  case K::ceildiv: return divide("ceilDivide");
+  case K::min: return "std::min<int64_t>(" + l + ", " + r + ")";
+  case K::max: return "std::max<int64_t>(" + l + ", " + r + ")";
+  default: return "";
+  }
+}
+
 std::string tuneMain(const TuneRequest &request, const std::string &key,
                      const std::vector<CompiledPoint> &points,
                      const std::vector<ShapeValues> &shapes,
@@ -325,7 +360,7 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
   for (const CompiledPoint &p : points)
     if (p.sameAs < 0)
       s += "#include \"point_" + std::to_string(p.index) + ".h\"\n";
-  s += "\n#include <limits>\n\nnamespace {\n\nusing minitile::tune::Call;\n\n";
+  s += "\n#include <algorithm>\n#include <limits>\n\nnamespace {\n\nusing minitile::tune::Call;\n\n";
   for (const CompiledPoint &p : points) {
     if (p.sameAs >= 0)
       continue;
@@ -349,12 +384,20 @@ std::string tuneMain(const TuneRequest &request, const std::string &key,
                                                                   : "tensor";
     s += "      {Argument::Kind::" + std::string(kind) + ", " + cppStringLiteral(a.name) +
          ", Elem::" + elems().at(a.type) + ", {";
-    for (size_t d = 0; d < a.shape.size(); ++d) {
-      auto it = sizeIndex.find(a.shape[d]);
-      s += std::string(d ? ", " : "") + "{" +
-           (it != sizeIndex.end() ? std::to_string(it->second) + ", 0"
-                                  : "-1, " + a.shape[d]) +
-           "}";
+    for (size_t d = 0; d < a.dims.size(); ++d) {
+      const tile::SizeExpr &e = a.dims[d];
+      s += std::string(d ? ", " : "") + "{";
+      if (e.kind == tile::SizeExpr::Kind::size)
+        s += std::to_string(sizeIndex.at(e.name)) + ", 0";
+      else if (e.kind == tile::SizeExpr::Kind::constant)
+        s += "-1, " + std::to_string(e.constant); // a constant dimension: not negative
+      else
+        s += "-1, 0, [](const std::vector<Value> &v) -> int64_t {\n"
+             "         static const char *const kAt = " +
+             cppStringLiteral("tensor '" + a.name + "', dimension " + std::to_string(d) +
+                              " (" + e.text() + ")") +
+             ";\n         return " + cppSizeExpr(e, sizeIndex) + ";\n       }";
+      s += "}";
     }
     s += "}, {";
     if (auto it = inits.find(a.name); it != inits.end()) {
@@ -442,6 +485,15 @@ std::string shapeValue(const LauncherArgument &a, const std::string &value,
   return "";
 }
 
+/// The value of size argument `name` on `shape` (0 if there is none).
+int64_t tensorSizeValue(const std::vector<LauncherArgument> &args, const ShapeValues &shape,
+                        llvm::StringRef name) {
+  for (size_t k = 0; k < args.size(); ++k)
+    if (args[k].name == name && args[k].kind == LauncherArgument::Kind::size)
+      return shape.values[k].first;
+  return 0;
+}
+
 /// "" if every value `spec` makes for tensor `a` on each of `shapes` fits
 /// its element type, else which does not.
 std::string initOutOfRange(const LauncherArgument &a, const InitSpec &spec,
@@ -500,18 +552,14 @@ std::string initOutOfRange(const LauncherArgument &a, const InitSpec &spec,
   }
   // iota: i * M / D + C over the rows i of the first dimension, computed in
   // int64 by the runner, on every shape.
-  auto sizeValue = [&](const ShapeValues &shape, const std::string &name) -> int64_t {
-    for (size_t k = 0; k < args.size(); ++k)
-      if (args[k].name == name && args[k].kind == LauncherArgument::Kind::size)
-        return shape.values[k].first;
-    int64_t n = 0;
-    parseInt(name, n); // a constant dimension
-    return n;
-  };
   for (const ShapeValues &shape : shapes) {
-    int64_t rows = a.shape.empty() ? 1 : sizeValue(shape, a.shape.front());
-    int64_t mul = spec.mulSize.empty() ? spec.mul : sizeValue(shape, spec.mulSize);
-    int64_t div = spec.divSize.empty() ? spec.div : std::max<int64_t>(sizeValue(shape, spec.divSize), 1);
+    auto sizeValue = [&](llvm::StringRef name) -> int64_t {
+      return tensorSizeValue(args, shape, name);
+    };
+    // (checkAgainstArguments has evaluated every dimension on every shape.)
+    int64_t rows = a.dims.empty() ? 1 : a.dims.front().evaluate(sizeValue).value_or(0);
+    int64_t mul = spec.mulSize.empty() ? spec.mul : sizeValue(spec.mulSize);
+    int64_t div = spec.divSize.empty() ? spec.div : std::max<int64_t>(sizeValue(spec.divSize), 1);
     if (rows < 1)
       continue;
     int64_t product, last;
@@ -607,6 +655,23 @@ bool checkAgainstArguments(const TuneRequest &request,
     for (char &c : values.name)
       if (c == ' ')
         c = ',';
+    // Every tensor's computed dimensions, as the launcher will compute
+    // them: a shape that makes one negative, overflow or divide by zero is
+    // the user's mistake, said here rather than by the runner on the GPU.
+    for (const LauncherArgument &a : args)
+      for (size_t d = 0; d < a.dims.size(); ++d) {
+        if (a.dims[d].isLeaf())
+          continue;
+        std::optional<int64_t> v = a.dims[d].evaluate(
+            [&](llvm::StringRef name) { return tensorSizeValue(args, values, name); });
+        if (!v || *v < 0) {
+          error = "--shape '" + text + "': dimension " + std::to_string(d) + " of tensor '" +
+                  a.name + "', " + a.dims[d].text() + ", " +
+                  (v ? "is negative (" + std::to_string(*v) + ")"
+                     : std::string("overflows int64 or divides by zero"));
+          return false;
+        }
+      }
     shapes.push_back(std::move(values));
   }
   for (const auto &[tensor, spec] : inits) {

@@ -451,10 +451,12 @@ public:
   /// A scalar argument of type `t`.
   Value scalar(const std::string &name, DType t,
                SourceLoc loc = SourceLoc::current());
-  /// A global-memory tensor argument, row-major with the given sizes: each a
-  /// size() argument or a C++ constant (anything else is refused; make a
-  /// tensor of another shape with view()). The launcher takes a device
-  /// pointer for it.
+  /// A global-memory tensor argument, row-major with the given sizes: each an
+  /// integer expression of size() arguments and C++ constants (+, -, *, /,
+  /// %, ceildiv, min, max: `bh * ceildiv(S, 64) * 64`); a size that depends
+  /// on a scalar argument or on the device is refused (make such a tensor
+  /// with view()). The launcher takes a device pointer for it, computes each
+  /// size with overflow checks and throws if one is negative.
   Tensor tensor(const std::string &name, DType t, std::vector<Arg> shape,
                 SourceLoc loc = SourceLoc::current());
   /// A strided view of `base`'s memory: element (i0, i1, ...) lives at
@@ -722,12 +724,13 @@ Value abs(Arg x, SourceLoc loc = SourceLoc::current());
 // Fragments
 //===----------------------------------------------------------------------===//
 
-/// A x B^T (+ acc) for shared tiles A [M, K] and B stored [N, K]: an f32
-/// fragment [M, N]. B must be stored [N, K] and passed with transposeB =
-/// true; B stored [K, N] (transposeB = false) is built, but the kernel's
-/// compile refuses it ("needs B stored [N, K] (transpose_b); [K, N] is not
-/// supported yet"). On sm_90a it runs on the tensor cores (wgmma), each
-/// warpgroup of the executing warps taking 64 rows.
+/// A x B (+ acc) for shared tiles A [M, K] and B: an f32 fragment [M, N].
+/// B is stored [N, K] with transposeB = true (C = A . B^T: keys against
+/// queries), or [K, N] with transposeB = false (C = A . B: attention's
+/// P . V, V stored [keys, D]). On sm_90a it runs on the tensor cores
+/// (wgmma), each warpgroup of the executing warps taking 64 rows; a B stored
+/// [K, N] is read N-major (the wgmma transposes it), so its N is a multiple
+/// of 64 (rows of 128 bytes, for the 128-byte swizzle).
 Value gemm(const Shared &a, const Shared &b, bool transposeB = false,
            Value acc = Value(), SourceLoc loc = SourceLoc::current());
 /// The box of `t` at `origin` with extents `shape`, as a fragment; elements

@@ -190,3 +190,30 @@ tile.kernel @k(%d: i64, %x: f32) attributes {block = array<i32: 128, 1, 1>} {
   %r:2 = hopper.wgmma %d, %d n 8 acc(%x, %x) : (f32, f32) -> (f32, f32)
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%c0: index) attributes {block = array<i32: 128, 1, 1>} {
+  %t = tile.shared_view %c0 : !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'hopper.wgmma_desc' op sbo is a positive multiple of 16 below 2^18 bytes, not 1000}}
+  %d = hopper.wgmma_desc %t[%c0] sbo 1000 : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%c0: index) attributes {block = array<i32: 128, 1, 1>} {
+  %t = tile.shared_view %c0 : !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'hopper.wgmma_desc' op lbo is a positive multiple of 16 below 2^18 bytes, not 262144}}
+  %d = hopper.wgmma_desc %t[%c0] sbo 1024 lbo 262144 : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%c0: index) attributes {block = array<i32: 128, 1, 1>} {
+  %t = tile.shared_view %c0 : !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'hopper.wgmma_desc' op lbo is a positive multiple of 16 below 2^18 bytes, not -16}}
+  %d = hopper.wgmma_desc %t[%c0] sbo 1024 lbo -16 : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.return
+}

@@ -63,10 +63,21 @@ tile.kernel @k(%map: !hopper.tma_desc, %x: f32, %unused: !hopper.tma_desc) attri
   // CHECK: %[[HI:.*]] = llvm.mlir.constant(1073741888 : i32)
   // CHECK: llvm.inline_asm "mov.b64 $0, {$1, $2};", "=l,r,r" %[[LO]], %[[HI]] : (i32, i32) -> i64
   %d = hopper.wgmma_desc %tile[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+  // An MN-major operand's (B stored [K, N]) leading byte offset, the bytes
+  // between its 64-column panels, takes bits 16-29 of the low word in place
+  // of the 1: (8192 >> 4) << 16.
+  // CHECK: %[[LBO:.*]] = llvm.mlir.constant(33554432 : i32)
+  // CHECK: llvm.or %{{.*}}, %[[LBO]] : i32
+  // CHECK: llvm.inline_asm "mov.b64 $0, {$1, $2};"
+  %dn = hopper.wgmma_desc %tile[%c0] sbo 1024 lbo 8192 : !tile.shared<64x64xbf16, swizzle = 128>
   // CHECK: nvvm.wgmma.fence.aligned
   hopper.wgmma_fence
   // CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
   %r:4 = hopper.wgmma %d, %d n 8 acc(%x, %x, %x, %x) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  // B MN-major: the same instruction, its imm-trans-b operand 1 (the PTX
+  // test tests/lit/codegen/gemm-kn.test reads it).
+  // CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
+  %rn:4 = hopper.wgmma %d, %dn n 8 acc(%x, %x, %x, %x) {zero_acc, transpose_b} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
   hopper.wgmma_commit
   // CHECK: nvvm.wgmma.wait.group.sync.aligned 0

@@ -169,6 +169,8 @@ struct TensorData {
 };
 
 int64_t dimValue(const Dim &d, const Shape &shape) {
+  if (d.compute)
+    return d.compute(shape.values);
   return d.size >= 0 ? shape.values[d.size].i : d.constant;
 }
 
@@ -733,7 +735,16 @@ int work(const Spec &spec, const Options &o, int progress) {
         TensorData &t = tensors[a];
         t.numel = 1;
         for (const Dim &d : arg.shape) {
-          t.dims.push_back(dimValue(d, shape));
+          // (minitile tune has checked the computed dimensions on every
+          // shape: this is a guard.)
+          try {
+            t.dims.push_back(dimValue(d, shape));
+          } catch (const std::exception &e) {
+            return fail(shape.name + ": tensor '" + arg.name + "': " + e.what());
+          }
+          if (t.dims.back() < 0)
+            return fail(shape.name + ": tensor '" + arg.name + "' has a negative dimension (" +
+                        std::to_string(t.dims.back()) + ")");
           if (__builtin_mul_overflow(t.numel, t.dims.back(), &t.numel) ||
               t.numel > (int64_t(1) << 40))
             return fail(shape.name + ": tensor '" + arg.name + "' is too large");

@@ -43,11 +43,17 @@ struct Init {
   int mulSize = -1, divSize = -1;
 };
 
+struct Value;
+
 /// A dimension of a tensor: size argument `size` (an index into the
-/// arguments), or `constant` where `size` is -1.
+/// arguments), or `constant` where `size` is -1 -- or, where `compute` is
+/// set, what it computes from the shape's values (an expression of the
+/// sizes; it throws minitile::rt::Error where the launcher's computation
+/// would overflow or divide by zero).
 struct Dim {
   int size = -1;
   int64_t constant = 0;
+  int64_t (*compute)(const std::vector<Value> &values) = nullptr;
 };
 
 /// One argument of the kernel's launchers, in their order.
