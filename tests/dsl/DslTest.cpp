@@ -1352,6 +1352,39 @@ TEST(Registry, NamesThatCannotNameALauncherAreReportedNotThrown) {
       << macro.problems();
 }
 
+// Shipped tables: the fallback first, then by device; a table for a kernel
+// no generator registers, two for one device or a kernel without exactly
+// one fallback are problems the tools report at start-up.
+TEST(Registry, TunedTablesAreCheckedAndOrdered) {
+  auto make = [] { return std::unique_ptr<Generator>(); };
+  Registry r;
+  r.add({"k", "", "a.cpp", make});
+  r.addTunedTable({"k", "H200", "k.h200.txt", "k : x=1\n", false});
+  r.addTunedTable({"k", "H100", "k.h100.txt", "k : x=2\n", true});
+  EXPECT_EQ(r.problems(), "");
+  auto tables = r.tunedTables("k");
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0]->device, "H100");
+  EXPECT_EQ(tables[1]->device, "H200");
+  EXPECT_TRUE(r.tunedTables("other").empty());
+
+  Registry missing;
+  missing.addTunedTable({"gone", "H100", "gone.h100.txt", "", true});
+  EXPECT_EQ(missing.problems(),
+            "tuned table gone.h100.txt is for kernel 'gone', which no generator registers");
+  Registry twice;
+  twice.add({"k", "", "a.cpp", make});
+  twice.addTunedTable({"k", "H100", "a.h100.txt", "", true});
+  twice.addTunedTable({"k", "H100", "b.h100.txt", "", false});
+  EXPECT_NE(twice.problems().find("has two tuned tables for device H100"), std::string::npos)
+      << twice.problems();
+  Registry none;
+  none.add({"k", "", "a.cpp", make});
+  none.addTunedTable({"k", "H100", "k.h100.txt", "", false});
+  EXPECT_EQ(none.problems(), "kernel 'k' has 0 fallback tuned tables; give exactly one "
+                             "(minitile_embed_tuned_tables' FALLBACK)");
+}
+
 TEST(Registry, CppNames) {
   EXPECT_EQ(cppNameProblem("indexer_fwd"), "");
   EXPECT_EQ(cppNameProblem("_x"), "");

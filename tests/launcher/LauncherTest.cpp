@@ -8,6 +8,7 @@
 #include "axpy.h"
 #include "clean_logits.h"
 #include "indexer_fwd.h"
+#include "indexer_fwd_plain.h"
 #include "make_causal_cu_seqlens.h"
 
 #include <gtest/gtest.h>
@@ -159,11 +160,28 @@ TEST(Launcher, RejectsTensorsBeyondTheTmaCoordinates) {
   // allocation check would refuse first: off, for the check after it.
   minitile::rt::setAllocationChecks(false);
   std::string message = errorOf([&] {
-    minitile::kernels::indexer_fwd(1, int64_t(1) << 31, bf, bf, f, i, i,
-                                   fakeDevicePointer());
+    minitile::kernels::indexer_fwd_plain(1, int64_t(1) << 31, bf, bf, f, i, i,
+                                         fakeDevicePointer());
   });
   minitile::rt::setAllocationChecks(true);
   EXPECT_EQ(message,
-            "indexer_fwd: kv: dimension 0 has 2147483648 elements; the tensor-memory "
+            "indexer_fwd_plain: kv: dimension 0 has 2147483648 elements; the tensor-memory "
             "accelerator addresses at most 2147483647");
+}
+
+// A launcher tuned per device: the table whose device its device's name
+// holds (ignoring case), the fallback where none does;
+// MINITILE_TUNED_DEVICE's name wins, and a name no table has is -1 (the
+// launcher then throws).
+TEST(Launcher, DeviceTablesMatchTheDevicesName) {
+  const char *const tables[] = {"H100", "H200"};
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA H200", nullptr, tables, 2, 0), 1);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA H100 80GB HBM3", nullptr, tables, 2, 1), 0);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("nvidia h200 nvl", nullptr, tables, 2, 0), 1);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA GH200 480GB", nullptr, tables, 2, 0), 1);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA A100-SXM4-80GB", nullptr, tables, 2, 0), 0);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA A100-SXM4-80GB", nullptr, tables, 2, 1), 1);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA H100", "h200", tables, 2, 0), 1);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA H100", "", tables, 2, 1), 0);
+  EXPECT_EQ(minitile::rt::matchDeviceTable("NVIDIA H100", "b200", tables, 2, 0), -1);
 }
