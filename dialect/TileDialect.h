@@ -73,6 +73,16 @@ class ViewOp;
 class KernelOp;
 /// The tile.view a tensor value derives from through tile.slice, or null.
 ViewOp rootView(mlir::Value tensor);
+/// Whether memory behind `pointer` (a tile.ptr or a tensor view) is read or
+/// written, through it and everything derived from it: each use's
+/// MemoryEffectOpInterface says (a tile.copy's source is read into shared
+/// memory); a use that declares no effect counts as both. The one answer
+/// to "which tensors does this kernel write?" -- the launcher's const
+/// pointers and the producer warps' loads both ask it.
+struct PointerAccess {
+  bool read = false, written = false;
+};
+PointerAccess pointerAccess(mlir::Value pointer);
 /// The target the module holding `op` is compiled for: its `tile.target`
 /// attribute (an architecture name), or the default target without one.
 const Target &targetOf(mlir::Operation *op);

@@ -214,6 +214,46 @@ ViewOp minitile::tile::rootView(Value tensor) {
   return tensor.getDefiningOp<ViewOp>();
 }
 
+PointerAccess minitile::tile::pointerAccess(Value tensor) {
+  PointerAccess access;
+  SmallVector<Value> work{tensor};
+  while (!work.empty()) {
+    Value t = work.pop_back_val();
+    for (OpOperand &use : t.getUses()) {
+      Operation *op = use.getOwner();
+      if (auto copy = llvm::dyn_cast<CopyOp>(op);
+          copy && use.get() == copy.getSource()) {
+        access.read = true; // into shared memory
+        continue;
+      }
+      if (isMemoryEffectFree(op)) {
+        // Views, slices, address arithmetic: follow what they derive.
+        for (Value r : op->getResults())
+          if (llvm::isa<PtrType, GlobalTensorType>(r.getType()))
+            work.push_back(r);
+        continue;
+      }
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      if (auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(op))
+        iface.getEffectsOnValue(t, effects);
+      if (effects.empty()) {
+        access.read = access.written = true; // a use this does not know
+        continue;
+      }
+      for (const MemoryEffects::EffectInstance &e : effects) {
+        if (llvm::isa<MemoryEffects::Read>(e.getEffect()))
+          access.read = true;
+        else if (llvm::isa<MemoryEffects::Write>(e.getEffect()))
+          access.written = true;
+        else
+          access.read = access.written = true;
+      }
+    }
+  }
+  return access;
+}
+
+
 
 Value minitile::tile::linearThreadId(OpBuilder &b, Location loc, ArrayRef<int32_t> block) {
   Value id = ThreadIdOp::create(b, loc, Dim::x);

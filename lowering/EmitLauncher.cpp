@@ -326,47 +326,6 @@ void writeImage(llvm::raw_ostream &os, const std::vector<char> &image, bool isCu
   os << "};\n";
 }
 
-/// Reads and writes through `tensor` (a pointer or a tensor view of one) and
-/// everything derived from it.
-TensorAccess accessThrough(Value tensor) {
-  TensorAccess access;
-  SmallVector<Value> work{tensor};
-  while (!work.empty()) {
-    Value t = work.pop_back_val();
-    for (OpOperand &use : t.getUses()) {
-      Operation *op = use.getOwner();
-      if (auto copy = llvm::dyn_cast<tile::CopyOp>(op);
-          copy && use.get() == copy.getSource()) {
-        access.read = true; // into shared memory
-        continue;
-      }
-      if (isMemoryEffectFree(op)) {
-        // Views, slices, address arithmetic: follow what they derive.
-        for (Value r : op->getResults())
-          if (llvm::isa<tile::PtrType, tile::GlobalTensorType>(r.getType()))
-            work.push_back(r);
-        continue;
-      }
-      SmallVector<MemoryEffects::EffectInstance> effects;
-      if (auto iface = llvm::dyn_cast<MemoryEffectOpInterface>(op))
-        iface.getEffectsOnValue(t, effects);
-      if (effects.empty()) {
-        access.read = access.written = true; // a use this does not know
-        continue;
-      }
-      for (const MemoryEffects::EffectInstance &e : effects) {
-        if (llvm::isa<MemoryEffects::Read>(e.getEffect()))
-          access.read = true;
-        else if (llvm::isa<MemoryEffects::Write>(e.getEffect()))
-          access.written = true;
-        else
-          access.read = access.written = true;
-      }
-    }
-  }
-  return access;
-}
-
 } // namespace
 
 TensorAccessMap analyzeTensorAccess(ModuleOp module) {
@@ -386,7 +345,7 @@ TensorAccessMap analyzeTensorAccess(ModuleOp module) {
         continue;
       TensorAccess &access =
           map[host.getSymName().str() + "/" + host.getArgName(arg.getArgNumber()).str()];
-      TensorAccess a = accessThrough(kernel.getArgument(j));
+      tile::PointerAccess a = tile::pointerAccess(kernel.getArgument(j));
       access.read |= a.read;
       access.written |= a.written;
     }

@@ -336,28 +336,32 @@ void sliceProducer(Region &region, const ProducerReads &reads, const ProducerKee
 
 namespace {
 
-/// The pointer behind a tensor (its root view's base), or null.
+/// The pointer behind a tensor: its root view's base, followed back through
+/// the effect-free ops that derive a pointer from another (to a kernel
+/// argument, as the DSL makes them), or null.
 Value basePointer(Value tensor) {
   ViewOp view = rootView(tensor);
-  return view ? view.getBase() : Value();
+  Value p = view ? view.getBase() : Value();
+  while (Operation *def = p ? p.getDefiningOp() : nullptr) {
+    if (!isMemoryEffectFree(def) || def->getNumOperands() == 0 ||
+        !llvm::isa<PtrType>(def->getOperand(0).getType()))
+      break;
+    p = def->getOperand(0);
+  }
+  return p;
 }
 
 } // namespace
 
-/// The pointers behind every tensor `kernel` writes.
+/// The pointers behind every tensor `kernel` writes (as basePointer gives
+/// them): those tile::pointerAccess finds written -- the analysis the
+/// launcher's const pointers come from, so an op that declares a write is
+/// seen by both.
 llvm::DenseSet<Value> writtenPointers(KernelOp kernel) {
-  llvm::DenseSet<Value> written;
-  kernel.walk([&](Operation *op) {
-    Value t;
-    if (auto store = llvm::dyn_cast<StoreOp>(op))
-      t = store.getTensor();
-    else if (auto store = llvm::dyn_cast<StoreTileOp>(op))
-      t = store.getDest();
-    else if (auto atomic = llvm::dyn_cast<AtomicOp>(op))
-      t = atomic.getTensor();
-    else if (auto other = llvm::dyn_cast<FillAsyncOp>(op))
-      t = other.getTensor();
-    if (Value base = t ? basePointer(t) : Value())
+  llvm::DenseSet<Value> written, seen;
+  kernel.walk([&](ViewOp view) {
+    Value base = basePointer(view.getResult());
+    if (base && seen.insert(base).second && pointerAccess(base).written)
       written.insert(base);
   });
   return written;
