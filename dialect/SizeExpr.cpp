@@ -150,9 +150,16 @@ std::optional<SizeExpr> sizeExprOf(mlir::Value v, KernelOp kernel, std::string *
   if (auto arg = llvm::dyn_cast<mlir::BlockArgument>(v)) {
     if (arg.getOwner() != &kernel.getBody().front())
       return fail("a loop variable");
+    // The argument attributes as they stand: the DSL sets the kernel's
+    // function type only once every argument is made (getArgAttr checks the
+    // index against it), the attributes as each argument comes.
     unsigned i = arg.getArgNumber();
-    llvm::StringRef name = kernel.getArgName(i);
-    if (!kernel.getArgAttr(i, "tile.size"))
+    mlir::ArrayAttr all = kernel.getArgAttrsAttr();
+    auto attrs = all && i < all.size() ? llvm::dyn_cast<mlir::DictionaryAttr>(all[i])
+                                       : mlir::DictionaryAttr();
+    auto nameAttr = attrs ? attrs.getAs<mlir::StringAttr>("tile.name") : mlir::StringAttr();
+    llvm::StringRef name = nameAttr ? nameAttr.getValue() : llvm::StringRef();
+    if (!attrs || !attrs.get("tile.size"))
       return fail(name.empty() ? std::string("an argument that is not a size")
                                : "scalar argument '" + name.str() + "'");
     return SizeExpr::size(name.str());
