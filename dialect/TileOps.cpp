@@ -593,11 +593,22 @@ LogicalResult CopyOp::verify() {
 }
 
 LogicalResult GemmOp::verify() {
-  auto a = getA().getType(), b = getB().getType();
+  // A: a shared tile or a fragment (wgmma's register operand).
+  ArrayRef<int64_t> aShape;
+  Type aElement;
+  if (auto shared = llvm::dyn_cast<SharedType>(getA().getType())) {
+    aShape = shared.getShape();
+    aElement = shared.getElementType();
+  } else {
+    auto frag = llvm::cast<RankedTensorType>(getA().getType());
+    aShape = frag.getShape();
+    aElement = frag.getElementType();
+  }
+  auto b = getB().getType();
   auto c = getResult().getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+  if (aShape.size() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("multiplies matrices (rank-2 tiles)");
-  int64_t M = a.getShape()[0], K = a.getShape()[1];
+  int64_t M = aShape[0], K = aShape[1];
   int64_t N = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
   int64_t KB = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
   if (K != KB)
@@ -609,11 +620,12 @@ LogicalResult GemmOp::verify() {
     return emitOpError("accumulates in f32, not ") << c.getElementType();
   if (getAcc() && getAcc().getType() != c)
     return emitOpError("the accumulator's type differs from the result's");
-  if (a.getElementType() != b.getElementType())
-    return emitOpError("A holds ") << a.getElementType() << " but B holds "
-                                   << b.getElementType();
+  if (aElement != b.getElementType())
+    return emitOpError("A holds ") << aElement << " but B holds " << b.getElementType();
   return success();
 }
+
+bool GemmOp::hasRegisterA() { return llvm::isa<RankedTensorType>(getA().getType()); }
 
 static LogicalResult verifyTileAccess(Operation *op, GlobalTensorType tensor,
                                       ValueRange indices, RankedTensorType frag) {

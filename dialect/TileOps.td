@@ -886,11 +886,16 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel]> {
 }
 
 def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
-  let summary = "C = A x B (+ C) on shared tiles, into an f32 fragment";
+  let summary = "C = A x B (+ C) on shared tiles or a register A, into an f32 fragment";
   let description = [{
-    A is [M, K]; B is [K, N], or [N, K] with `transpose_b`; the result is the
-    [M, N] fragment A x B plus `acc` when given (zero otherwise). On sm_90a it
-    becomes wgmma: each warpgroup of the executing warps computes 64 rows.
+    A is [M, K], a shared tile or a fragment (registers); B is a shared tile
+    [K, N], or [N, K] with `transpose_b`; the result is the [M, N] fragment
+    A x B plus `acc` when given (zero otherwise). On sm_90a it becomes
+    wgmma: each warpgroup of the executing warps computes 64 rows. A
+    fragment A is wgmma's register operand: its layout is wgmma's A-operand
+    layout, which is the accumulator layout of a gemm with N = K (so a
+    gemm's result, cast to bf16, feeds the next gemm as it is);
+    tile-assign-layouts converts a fragment of another layout.
     The result is computed asynchronously and waited for where it is first
     read; with `max_pending` = n, the gemm also waits, right after it starts,
     until at most n earlier gemms are still running (a pipelined loop
@@ -904,16 +909,23 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
       %b = tile.alloc_shared : !tile.shared<32x64xbf16, swizzle = 128>
       %c = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128> -> tensor<64x32xf32>
       %d = tile.gemm %a, %b, %c {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128>, tensor<64x32xf32> -> tensor<64x32xf32>
+      %p = arith.truncf %d : tensor<64x32xf32> to tensor<64x32xbf16>
+      %v = tile.alloc_shared : !tile.shared<32x64xbf16, swizzle = 128>
+      %o = tile.gemm %p, %v : tensor<64x32xbf16>, !tile.shared<32x64xbf16, swizzle = 128> -> tensor<64x64xf32>
       tile.return
     }
     ```
   }];
-  let arguments = (ins Tile_AnyShared:$a, Tile_AnyShared:$b,
+  let arguments = (ins AnyTypeOf<[Tile_AnyShared, Tile_Fragment]>:$a, Tile_AnyShared:$b,
                        Optional<Tile_Fragment>:$acc, UnitAttr:$transpose_b,
                        OptionalAttr<I64Attr>:$max_pending);
   let results = (outs Tile_Fragment:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $acc^)? attr-dict `:` type($a) `,` type($b) (`,` type($acc)^)? `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether A is a fragment (wgmma's register operand), not a shared tile.
+    bool hasRegisterA();
   }];
   let hasVerifier = 1;
 }

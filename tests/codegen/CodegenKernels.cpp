@@ -380,8 +380,59 @@ struct GemmKN : Generator {
   }
 };
 
+/// o = sum over the keys' 64-wide tiles j of p_j . v_j, p_j = bf16(s_j / 8)
+/// and s_j = q . key_j^T: attention's two gemms without the softmax. The
+/// scores' fragment is the second gemm's A from registers (the wgmma's
+/// register operand, in the layout the first gemm left it in). A block
+/// takes `warpgroups` x 64 rows of q and o; q and key are 64 deep, v
+/// has n columns, stored [keys, n] (the gemm's B [K, N]) or, with `vt`,
+/// [n, keys] (B [N, K], transposeB). `loop` 0: one tile of keys (at most
+/// 64), 1: a serial loop over the tiles, 2: a pipelined one (the producer's
+/// TMA ring of `stages`). Ragged m and keys: the copies read zeros past the
+/// tensors, whose scores are 0 against zero rows of v.
+struct AttnPV : Generator {
+  Param<int> n{"n", 64, {64, 128}, "columns of v and o"};
+  Param<bool> vt{"vt", false, "v stored [n, keys] (transposeB)"};
+  Param<int> loop{"loop", 0, 0, 2, "0 one tile of keys, 1 serial, 2 pipelined"};
+  Param<int> warpgroups{"warpgroups", 1, 1, 2, "64 rows of q and o each"};
+  Param<int> stages{"stages", 2, 1, 4, "the pipelined loop's stages"};
+  void generate(Kernel &k) override {
+    const int N = n, BM = 64 * warpgroups;
+    Value m = k.size("m"), keys = k.size("keys");
+    Tensor q = k.tensor("q", DType::bf16, {m, 64}), key = k.tensor("key", DType::bf16, {keys, 64});
+    Tensor v = vt ? k.tensor("v", DType::bf16, {N, keys}) : k.tensor("v", DType::bf16, {keys, N});
+    Tensor o = k.tensor("o", DType::f32, {m, N});
+    k.threads(128 * warpgroups);
+    k.grid(ceildiv(m, BM));
+    Value m0 = k.blockId() * BM;
+    Shared qs = k.shared(DType::bf16, {BM, 64});
+    copy(q, {m0, 0}, qs);
+    auto body = [&](Value j, Value acc) {
+      Shared ks = k.shared(DType::bf16, {64, 64});
+      Shared vs = vt ? k.shared(DType::bf16, {N, 64}) : k.shared(DType::bf16, {64, N});
+      copy(key, {j * 64, 0}, ks);
+      if (vt)
+        copy(v, {0, j * 64}, vs);
+      else
+        copy(v, {j * 64, 0}, vs);
+      Value p = cast(gemm(qs, ks, /*transposeB=*/true) * 0.125, DType::bf16);
+      return gemm(p, vs, vt, acc);
+    };
+    Value zero = broadcast(0.0, {BM, N});
+    Value out;
+    if (loop == 0)
+      out = body(constant(0, DType::index), zero);
+    else if (loop == 1)
+      out = k.serial(0, ceildiv(keys, 64), zero, body);
+    else
+      out = k.pipelined(0, ceildiv(keys, 64), zero, body, {.stages = stages});
+    storeTile(o, {m0, 0}, out);
+  }
+};
+
 } // namespace
 
+MINITILE_KERNEL(AttnPV, "attn_pv", "o = sum_j bf16(q . key_j^T / 8) . v_j, the scores from registers");
 MINITILE_KERNEL(GemmKN, "gemm_kn", "c = a . b, b stored [k, n] (the gemm's B MN-major)");
 MINITILE_KERNEL(AsyncOperands, "async_operands", "c = the K loop of gemms with the accumulator in the form `form` names");
 MINITILE_KERNEL(CoopGemm, "coop_gemm", "c[:, 64p..] = a . b_p^T, parts dealt out to the groups");

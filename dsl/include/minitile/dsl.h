@@ -733,6 +733,14 @@ Value abs(Arg x, SourceLoc loc = SourceLoc::current());
 /// of 64 (rows of 128 bytes, for the 128-byte swizzle).
 Value gemm(const Shared &a, const Shared &b, bool transposeB = false,
            Value acc = Value(), SourceLoc loc = SourceLoc::current());
+/// The same with A a fragment [M, K] of bf16 in registers (the wgmma's
+/// register operand): attention's P . V with P = cast(S, DType::bf16) of
+/// the scores an earlier gemm computed, never stored. A gemm's result (cast
+/// to bf16) is already in the layout the wgmma reads A in; a fragment of
+/// another layout is moved into it first (through shared memory where its
+/// elements change warps). K is a multiple of 16; B as above.
+Value gemm(const Value &a, const Shared &b, bool transposeB = false, Value acc = Value(),
+           SourceLoc loc = SourceLoc::current());
 /// The box of `t` at `origin` with extents `shape`, as a fragment; elements
 /// outside `t` read as `padding`.
 Value loadTile(const Tensor &t, std::vector<Arg> origin, std::vector<int64_t> shape,

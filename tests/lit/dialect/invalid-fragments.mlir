@@ -221,3 +221,28 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
   %i = tile.iota axis 0 : tensor<64xf32>
   tile.return
 }
+
+// -----
+
+// A from registers: the fragment's element type is B's.
+tile.kernel @k(%p: tensor<64x64xf32>, %b: !tile.shared<64x64xbf16, swizzle = 128>) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'tile.gemm' op A holds 'f32' but B holds 'bf16'}}
+  %c = tile.gemm %p, %b : tensor<64x64xf32>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: tensor<64x32xbf16>, %b: !tile.shared<64x64xbf16, swizzle = 128>) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'tile.gemm' op A is 64x32 but B is 64x64: the K extents differ}}
+  %c = tile.gemm %p, %b : tensor<64x32xbf16>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: tensor<64xbf16>, %b: !tile.shared<64x64xbf16, swizzle = 128>) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'tile.gemm' op multiplies matrices (rank-2 tiles)}}
+  %c = tile.gemm %p, %b : tensor<64xbf16>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.return
+}
