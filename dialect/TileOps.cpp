@@ -694,6 +694,29 @@ void StoreTileOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+LogicalResult SharedStoreTileOp::verify() {
+  SharedType tile = getTile().getType();
+  RankedTensorType frag = getValue().getType();
+  int64_t rank = tile.getShape().size();
+  if (int64_t(getIndices().size()) != rank)
+    return emitOpError("indexes a rank-") << rank << " shared tile with "
+                                          << getIndices().size() << " indices";
+  if (frag.getRank() != rank)
+    return emitOpError("a rank-") << frag.getRank() << " fragment and a rank-" << rank
+                                  << " shared tile";
+  if (frag.getElementType() != tile.getElementType())
+    return emitOpError("the fragment holds ") << frag.getElementType()
+                                              << " but the shared tile holds "
+                                              << tile.getElementType();
+  return success();
+}
+
+void SharedStoreTileOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getTileMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
 LogicalResult BroadcastOp::verify() {
   auto result = getResult().getType();
   auto src = llvm::dyn_cast<RankedTensorType>(getSource().getType());

@@ -1015,6 +1015,37 @@ def Tile_StoreTileOp : Tile_Op<"store_tile", [Tile_InKernel, AttrSizedOperandSeg
   let hasVerifier = 1;
 }
 
+def Tile_SharedStoreTileOp : Tile_Op<"shared_store_tile", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "writes a fragment to a box of a shared tile";
+  let description = [{
+    As `tile.store_tile`, into a shared tile, stored in the tile's layout
+    (its swizzle, which wgmma descriptors and TMA copies read); elements
+    outside the tile are not written. Every thread holding the fragment
+    runs it: tile-distribute-fragments ends it with a barrier of those
+    threads, so that the tile is whole for whatever reads it next (a gemm,
+    a copy, a `tile.shared_load_tile`), and puts a barrier before the
+    stores too where the tile may have been read before them.
+    tile-order-async fences the stores (`fence.proxy.async`) where the
+    async proxy reads the tile (a wgmma operand).
+
+    ```mlir
+    tile.kernel @shared_store_tile() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %x = arith.constant dense<1.0> : tensor<64x64xbf16>
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      tile.shared_store_tile %x, %t[%c0, %c0] : tensor<64x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Tile_Fragment:$value, Tile_AnyShared:$tile, Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $tile `[` $indices `]` attr-dict `:` type($value) `,` type($tile)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
   let summary = "repeats a scalar or fragment along new dimensions";
   let description = [{

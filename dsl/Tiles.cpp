@@ -456,6 +456,25 @@ void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, Sour
   tile::StoreTileOp::create(k.b, k.loc(loc), x, Access::viewOf(t), indices, m);
 }
 
+void storeTile(const Shared &s, std::vector<Arg> origin, Arg v, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfShared(s), loc);
+  int rank = static_cast<int>(s.shape().size());
+  if (static_cast<int>(origin.size()) != rank)
+    throw Error(loc, "storeTile(): " + std::to_string(origin.size()) +
+                         " origin indices for a shared tile of " + shapeText(s.shape()));
+  mlir::Value x = fragmentOf(k, v, "storeTile()");
+  auto type = fragType(x);
+  if (type.getRank() != rank)
+    throw Error(loc, "storeTile(): a rank-" + std::to_string(type.getRank()) +
+                         " fragment into a shared tile of " + shapeText(s.shape()));
+  if (type.getElementType() != k.type(s.dtype()))
+    throw Error(loc, "storeTile() to a shared tile of " + std::string(dtypeName(s.dtype())) +
+                         ": the fragment holds " + detail::describe(type.getElementType()) +
+                         "; cast() it first");
+  auto indices = indexValues(k, origin, "storeTile()");
+  tile::SharedStoreTileOp::create(k.b, k.loc(loc), x, sharedValue(s), indices);
+}
+
 Value reshape(Arg v, std::vector<int64_t> shape, SourceLoc loc) {
   KernelState &k = detail::kernelFor({&v}, loc);
   mlir::Value x = fragmentOf(k, v, "reshape()");

@@ -46,7 +46,9 @@
 // the warp-specialised role it is in; its count is the fewest groups
 // committed since, on any path, by the groups it must cover. Inserted one at
 // a time, the analysis rerun after each, so no wait is redundant with the
-// one before it. A register is its SSA value: a value defined in a loop is
+// one before it; a fence that a later one made redundant (the first in
+// program order can be at a loop's top, for a write near its end) is taken
+// out at the end. A register is its SSA value: a value defined in a loop is
 // the same register in every iteration.
 //
 //===----------------------------------------------------------------------===//
@@ -663,18 +665,42 @@ private:
 /// Bounds the rounds: each round puts one op, and a kernel needs a few.
 constexpr int kMaxRounds = 1000;
 
+/// Drops each of `fences` that the invariant holds without. Fences go in
+/// at the first hazard in program order; where a loop's back edge carries a
+/// write to a barrier at the top of the body, that one goes in before the
+/// fence the write's own barrier gets later in the body -- which makes it
+/// redundant.
+void dropRedundantFences(Analysis &a, ArrayRef<Operation *> fences) {
+  for (Operation *fence : fences) {
+    Block *block = fence->getBlock();
+    Operation *next = fence->getNextNode();
+    Location loc = fence->getLoc();
+    fence->erase();
+    a.run();
+    Need need;
+    if (!a.firstNeed(need))
+      continue;
+    OpBuilder b(block, next ? Block::iterator(next) : block->end());
+    FenceProxyAsyncOp::create(b, loc);
+  }
+  a.run();
+}
+
 LogicalResult order(KernelOp kernel) {
   Analysis a(kernel);
+  SmallVector<Operation *> fences;
   for (int round = 0; round < kMaxRounds; ++round) {
     a.run();
     Need need;
     Operation *op = a.firstNeed(need);
-    if (!op)
+    if (!op) {
+      dropRedundantFences(a, fences);
       return success();
+    }
     Location loc = op->getLoc();
     if (need.fence) {
       OpBuilder b(op);
-      FenceProxyAsyncOp::create(b, loc);
+      fences.push_back(FenceProxyAsyncOp::create(b, loc));
       continue;
     }
     if (need.bulkWait) {

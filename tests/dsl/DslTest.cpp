@@ -956,11 +956,13 @@ TEST(DslTilesMisuse, GemmWithBStoredKNOfTooFewColumns) {
 }
 
 /// o = bf16(q . key^T) . v over the keys' tiles: the first gemm's result is
-/// the second's A, from registers; `how` reshapes the scores first (0: as
-/// they are, 1: transposed, which moves them to other threads). A pipelined
-/// loop of `groups` groups (one warpgroup each) or, with 0, a serial loop of
-/// one warpgroup. `line` gets the line of the gemm reading p.
-static void attention(Kernel &k, int how, int groups, unsigned &line) {
+/// the second's A, from registers (`shared` false) or through a shared tile
+/// stored with storeTile (`shared` true); `how` reshapes the scores first
+/// (0: as they are, 1: transposed, which moves them to other threads). A
+/// pipelined loop of `groups` groups (one warpgroup each) or, with 0, a
+/// serial loop of one warpgroup. `line` gets the line of the gemm reading p
+/// (or of the storeTile).
+static void attention(Kernel &k, int how, bool shared, int groups, unsigned &line) {
   Value n = k.size("n");
   Tensor q = k.tensor("q", DType::bf16, {64, 64}), key = k.tensor("key", DType::bf16, {n, 64});
   Tensor v = k.tensor("v", DType::bf16, {n, 64}), o = k.tensor("o", DType::f32, {n, 64});
@@ -968,14 +970,24 @@ static void attention(Kernel &k, int how, int groups, unsigned &line) {
   k.grid(1);
   Shared qs = k.shared(DType::bf16, {64, 64});
   copy(q, {0, 0}, qs);
+  Shared ps;
+  if (shared)
+    ps = k.shared(DType::bf16, {64, 64});
   auto body = [&](Value j) {
     Shared ks = k.shared(DType::bf16, {64, 64}), vs = k.shared(DType::bf16, {64, 64});
     copy(key, {j * 64, 0}, ks);
     copy(v, {j * 64, 0}, vs);
     Value s = gemm(qs, ks, /*transposeB=*/true);
     Value p = cast(how == 1 ? transpose(s, {1, 0}) : s, DType::bf16);
-    line = __LINE__ + 1;
-    Value out = gemm(p, vs, /*transposeB=*/false);
+    Value out;
+    if (shared) {
+      line = __LINE__ + 1;
+      storeTile(ps, {0, 0}, p);
+      out = gemm(ps, vs, /*transposeB=*/false);
+    } else {
+      line = __LINE__ + 1;
+      out = gemm(p, vs, /*transposeB=*/false);
+    }
     storeTile(o, {j * 64, 0}, out);
   };
   if (groups)
@@ -989,7 +1001,7 @@ TEST(DslTiles, GemmWithRegisterA) {
   // wgmmas take A from registers (four i32 a k-step), with no layout
   // conversion and no shared tile between the two gemms.
   unsigned line = 0;
-  std::string ir = build([&](Kernel &k) { attention(k, 0, 0, line); });
+  std::string ir = build([&](Kernel &k) { attention(k, 0, false, 0, line); });
   EXPECT_NE(ir.find("tile.gemm %"), std::string::npos) << ir;
   EXPECT_NE(ir.find(": tensor<64x64xbf16>, <64x64xbf16, swizzle = 128> -> tensor<64x64xf32>"),
             std::string::npos)
@@ -997,7 +1009,7 @@ TEST(DslTiles, GemmWithRegisterA) {
   for (int groups : {0, 2}) {
     std::string errors;
     std::string after =
-        afterTilePasses([&](Kernel &k) { attention(k, 0, groups, line); }, errors);
+        afterTilePasses([&](Kernel &k) { attention(k, 0, false, groups, line); }, errors);
     ASSERT_NE(after, "") << errors;
     // Four k-steps of each gemm (of each copy of the body a group runs).
     size_t rs = count(after, "hopper.wgmma regs(");
@@ -1015,7 +1027,7 @@ TEST(DslTiles, GemmWithRegisterAInAnotherLayout) {
   unsigned line = 0;
   std::string errors;
   std::string after =
-      afterTilePasses([&](Kernel &k) { attention(k, 1, 0, line); }, errors);
+      afterTilePasses([&](Kernel &k) { attention(k, 1, false, 0, line); }, errors);
   ASSERT_NE(after, "") << errors;
   EXPECT_EQ(count(after, "hopper.wgmma regs("), 4u) << after;
   EXPECT_NE(after.find("tile.shared_load"), std::string::npos) << after;
@@ -1028,7 +1040,7 @@ TEST(DslTilesMisuse, GemmWithRegisterAToConvertInAGroup) {
   unsigned line = 0;
   std::string errors;
   std::string after =
-      afterTilePasses([&](Kernel &k) { attention(k, 1, 2, line); }, errors);
+      afterTilePasses([&](Kernel &k) { attention(k, 1, false, 2, line); }, errors);
   EXPECT_EQ(after, "");
   EXPECT_NE(errors.find("moves elements between warps inside a group of a pipelined loop"),
             std::string::npos)
@@ -1087,6 +1099,97 @@ TEST(DslTilesMisuse, GemmWithAnEmptyRegisterA) {
     Value a;
     line = __LINE__ + 1;
     gemm(a, b, /*transposeB=*/true);
+  });
+}
+
+TEST(DslTiles, StoreTileIntoASharedTile) {
+  // The scores stored into a shared tile that the second gemm reads: the
+  // stores, the proxy fence and a barrier before the wgmmas read it, and --
+  // in the loop, where the previous iteration's gemm read the tile -- a
+  // wait for that gemm and a barrier before the stores.
+  unsigned line = 0;
+  std::string ir = build([&](Kernel &k) { attention(k, 0, true, 0, line); });
+  EXPECT_NE(ir.find("tile.shared_store_tile"), std::string::npos) << ir;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { attention(k, 0, true, 0, line); }, errors);
+  ASSERT_NE(after, "") << errors;
+  size_t first = after.find("tile.shared_store %"), fence = after.find("hopper.fence_proxy_async");
+  ASSERT_NE(first, std::string::npos) << after;
+  ASSERT_NE(fence, std::string::npos) << after;
+  // (The copies of the loop's tiles come first, with their own barrier.)
+  size_t before = after.rfind("tile.barrier", first), wait = after.rfind("hopper.wgmma_wait", first);
+  EXPECT_NE(before, std::string::npos) << after;
+  EXPECT_LT(wait, before) << after;
+  EXPECT_LT(first, fence) << after;
+  size_t barrier = after.find("tile.barrier", fence), mma = after.find("hopper.wgmma_fence", fence);
+  EXPECT_LT(barrier, mma) << after;
+  // Pairs of bf16 a store (the scores' layout holds two consecutive columns).
+  EXPECT_NE(after.find(": vector<2xbf16>, <64x64xbf16, swizzle = 128>"),
+            std::string::npos)
+      << after;
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileInAGroup) {
+  unsigned line = 0;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { attention(k, 0, true, 2, line); }, errors);
+  EXPECT_EQ(after, "");
+  EXPECT_NE(errors.find("stores a fragment into a shared tile inside a group of a pipelined "
+                        "loop, which is not supported yet"),
+            std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("at line " + std::to_string(line)), std::string::npos) << errors;
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileOfAnotherType) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile() to a shared tile of bf16: the fragment holds f32; cast() it "
+                       "first",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, 64});
+                   launch(k, n);
+                   Shared s = k.shared(DType::bf16, {64, 64});
+                   line = __LINE__ + 1;
+                   storeTile(s, {0, 0}, loadTile(x, {0, 0}, {64, 64}));
+                 });
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileOfAnotherRank) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile(): a rank-1 fragment into a shared tile of [64, 64]",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n});
+                   launch(k, n);
+                   Shared s = k.shared(DType::f32, {64, 64});
+                   line = __LINE__ + 1;
+                   storeTile(s, {0, 0}, loadTile(x, {0}, {64}));
+                 });
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileWithTooFewIndices) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile(): 1 origin indices for a shared tile of [64, 64]",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, 64});
+                   launch(k, n);
+                   Shared s = k.shared(DType::f32, {64, 64});
+                   line = __LINE__ + 1;
+                   storeTile(s, {0}, loadTile(x, {0, 0}, {64, 64}));
+                 });
+}
+
+TEST(DslTilesMisuse, StoreTileOfAScalarIntoASharedTile) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile() takes a fragment, not f32", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Shared s = k.shared(DType::f32, {64, 64});
+    line = __LINE__ + 1;
+    storeTile(s, {0, 0}, x(0, 0));
   });
 }
 

@@ -754,6 +754,15 @@ Value loadTile(const Shared &s, std::vector<Arg> origin, std::vector<int64_t> sh
 /// and where the i1 fragment `mask` (if given) is false, are not written.
 void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask = Value(),
                SourceLoc loc = SourceLoc::current());
+/// Writes fragment `v` to the box of shared tile `s` at `origin`, in the
+/// tile's layout (its swizzle: what a gemm reading the tile, or a copy,
+/// expects); elements outside the tile are not written. Every thread holding
+/// `v` calls it (not under an if that only some take). The compiler puts
+/// the barrier after the stores (so the tile is whole for the next gemm or
+/// loadTile()), one before them where the tile may have been read before,
+/// and the proxy fence a gemm reading the tile needs.
+void storeTile(const Shared &s, std::vector<Arg> origin, Arg v,
+               SourceLoc loc = SourceLoc::current());
 /// Fragment `v` with another shape (same elements, row-major order).
 Value reshape(Arg v, std::vector<int64_t> shape, SourceLoc loc = SourceLoc::current());
 /// Result dimension i is dimension perm[i] of `v`.

@@ -434,3 +434,41 @@ tile.kernel @register_a_later_group(%n: index, %v: bf16) attributes {block = arr
   }
   tile.return
 }
+
+// -----
+
+// A loop whose body starts at a barrier and then writes a tile that a
+// wgmma reads after a second barrier (a fragment stored into a shared tile,
+// in a loop): the write is fenced before the second barrier, so the back
+// edge brings no unfenced write to the first. (The first hazard in program
+// order is that barrier, reached over the back edge before the second
+// barrier's fence is in; the fence it gets is taken out again at the end.)
+// CHECK-LABEL: tile.kernel @fence_once
+// CHECK: tile.for
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.shared_store
+// CHECK-NEXT: hopper.fence_proxy_async
+// CHECK-NEXT: tile.barrier
+// CHECK-NOT: hopper.fence_proxy_async
+// CHECK: tile.return
+tile.kernel @fence_once(%n: index, %x: bf16) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+  %da = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+  %db = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+  %z = arith.constant 0.0 : f32
+  %r = tile.thread_id x
+  tile.for %i = %c0 to %n step %c1 {
+    tile.barrier
+    tile.shared_store %x, %a[%r, %c0] : bf16, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.barrier
+    hopper.wgmma_fence
+    %d:4 = hopper.wgmma %da, %db n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    hopper.wgmma_commit
+    hopper.wgmma_wait 0
+    tile.yield
+  }
+  tile.return
+}
