@@ -27,8 +27,8 @@
 //      and bitcast that pack them -- are not read by another op or written
 //      again (their op run again, in a loop; a loop's or an if's results
 //      and arguments they are) before a hopper.wgmma_wait covers the group:
-//      PTX leaves the registers undefined until then, and ptxas serialises
-//      the wgmmas (C7515) where it sees them written.
+//      PTX leaves the access to them undefined until then (and ptxas,
+//      which flags accumulators read early, says nothing about these).
 //
 // (Async-proxy writes, TMA loads, are read only after their mbarrier's wait:
 // tile-lower-copies and the rings of tile-warp-specialize build every TMA
