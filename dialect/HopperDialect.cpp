@@ -151,5 +151,12 @@ LogicalResult WgmmaOp::verify() {
     return emitOpError("n is a multiple of 8 from 8 to 256, not ") << n;
   if (int64_t(getAcc().size()) != n / 2 || int64_t(getResults().size()) != n / 2)
     return emitOpError("m64n") << n << " has " << n / 2 << " accumulators per thread";
+  if (bool(getDescA()) == !getA().empty())
+    return emitOpError("takes A from shared memory (a descriptor) or from registers, "
+                       "one of the two");
+  if (!getA().empty() && getA().size() != 4)
+    return emitOpError("takes A from four registers a thread (a 64 x 16 k-step of bf16), "
+                       "not ")
+           << getA().size();
   return success();
 }

@@ -625,13 +625,18 @@ def Hopper_WgmmaWaitOp : Hopper_Op<"wgmma_wait", "wgmma"> {
   let hasVerifier = 1;
 }
 
-def Hopper_WgmmaOp : Hopper_Op<"wgmma", "wgmma"> {
+def Hopper_WgmmaOp : Hopper_Op<"wgmma", "wgmma", [AttrSizedOperandSegments]> {
   let summary = "one wgmma.mma_async m64nNk16, bf16 x bf16 -> f32";
   let description = [{
     `acc` are this thread's N/2 accumulator registers in wgmma order; with
     `zero_acc` their values are ignored and the product starts from zero.
-    A is K-major; B is K-major (stored [N, K]) or, with `transpose_b`,
-    MN-major (stored [K, N]; the PTX imm-trans-b operand is 1).
+    A comes from shared memory (`descA`, K-major) or from registers: `regs`,
+    this thread's four i32 registers of A's 64 x 16 k-step, each two bf16
+    (the lower-numbered element in the low half) in wgmma's A-fragment
+    layout. B is K-major (stored [N, K]) or, with `transpose_b`, MN-major
+    (stored [K, N]; the PTX imm-trans-b operand is 1). The registers of A
+    are read until a `hopper.wgmma_wait` covers the group: no other op may
+    read or write them before it (tile-order-async waits there).
     Every thread of the warpgroup issues it, between `hopper.wgmma_fence` and
     `hopper.wgmma_commit`:
 
@@ -654,12 +659,28 @@ def Hopper_WgmmaOp : Hopper_Op<"wgmma", "wgmma"> {
       tile.return
     }
     ```
+
+    A from registers (`wgmma.mma_async ... d, {a0, a1, a2, a3}, b-desc, ...`):
+
+    ```mlir
+    tile.kernel @wgmma_rs(%p: i32) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+      %b0 = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+      %z = arith.constant 0.0 : f32
+      hopper.wgmma_fence
+      %d:4 = hopper.wgmma regs(%p, %p, %p, %p), %b0 n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+      hopper.wgmma_commit
+      hopper.wgmma_wait 0
+      tile.return
+    }
+    ```
   }];
-  let arguments = (ins I64:$descA, I64:$descB, Variadic<F32>:$acc, I64Attr:$n,
-                       UnitAttr:$zero_acc, UnitAttr:$transpose_b);
+  let arguments = (ins Optional<I64>:$descA, Variadic<I32>:$a, I64:$descB, Variadic<F32>:$acc,
+                       I64Attr:$n, UnitAttr:$zero_acc, UnitAttr:$transpose_b);
   let results = (outs Variadic<F32>:$results);
   let assemblyFormat = [{
-    $descA `,` $descB `n` $n `acc` `(` $acc `)` attr-dict `:` functional-type($acc, $results)
+    ($descA^)? (`regs` `(` $a^ `)`)? `,` $descB `n` $n `acc` `(` $acc `)` attr-dict `:` functional-type($acc, $results)
   }];
   let hasVerifier = 1;
 }

@@ -633,11 +633,22 @@ LogicalResult CopyOp::verify() {
 }
 
 LogicalResult GemmOp::verify() {
-  auto a = getA().getType(), b = getB().getType();
+  // A: a shared tile or a fragment (wgmma's register operand).
+  ArrayRef<int64_t> aShape;
+  Type aElement;
+  if (auto shared = llvm::dyn_cast<SharedType>(getA().getType())) {
+    aShape = shared.getShape();
+    aElement = shared.getElementType();
+  } else {
+    auto frag = llvm::cast<RankedTensorType>(getA().getType());
+    aShape = frag.getShape();
+    aElement = frag.getElementType();
+  }
+  auto b = getB().getType();
   auto c = getResult().getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+  if (aShape.size() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError("multiplies matrices (rank-2 tiles)");
-  int64_t M = a.getShape()[0], K = a.getShape()[1];
+  int64_t M = aShape[0], K = aShape[1];
   int64_t N = getTransposeB() ? b.getShape()[0] : b.getShape()[1];
   int64_t KB = getTransposeB() ? b.getShape()[1] : b.getShape()[0];
   if (K != KB)
@@ -649,11 +660,12 @@ LogicalResult GemmOp::verify() {
     return emitOpError("accumulates in f32, not ") << c.getElementType();
   if (getAcc() && getAcc().getType() != c)
     return emitOpError("the accumulator's type differs from the result's");
-  if (a.getElementType() != b.getElementType())
-    return emitOpError("A holds ") << a.getElementType() << " but B holds "
-                                   << b.getElementType();
+  if (aElement != b.getElementType())
+    return emitOpError("A holds ") << aElement << " but B holds " << b.getElementType();
   return success();
 }
+
+bool GemmOp::hasRegisterA() { return llvm::isa<RankedTensorType>(getA().getType()); }
 
 static LogicalResult verifyTileAccess(Operation *op, GlobalTensorType tensor,
                                       ValueRange indices, RankedTensorType frag) {
@@ -680,21 +692,26 @@ void LoadTileOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
-LogicalResult SharedLoadTileOp::verify() {
-  SharedType tile = getTile().getType();
-  RankedTensorType frag = getResult().getType();
+/// A fragment read from or written to a shared tile at `indices`: one index
+/// a dimension, the fragment's rank and element type the tile's.
+template <typename Op>
+static LogicalResult verifySharedTileAccess(Op op, SharedType tile, RankedTensorType frag) {
   int64_t rank = tile.getShape().size();
-  if (int64_t(getIndices().size()) != rank)
-    return emitOpError("indexes a rank-") << rank << " shared tile with "
-                                          << getIndices().size() << " indices";
+  if (int64_t(op.getIndices().size()) != rank)
+    return op.emitOpError("indexes a rank-") << rank << " shared tile with "
+                                             << op.getIndices().size() << " indices";
   if (frag.getRank() != rank)
-    return emitOpError("a rank-") << frag.getRank() << " fragment and a rank-" << rank
-                                  << " shared tile";
+    return op.emitOpError("a rank-") << frag.getRank() << " fragment and a rank-" << rank
+                                     << " shared tile";
   if (frag.getElementType() != tile.getElementType())
-    return emitOpError("the fragment holds ") << frag.getElementType()
-                                              << " but the shared tile holds "
-                                              << tile.getElementType();
+    return op.emitOpError("the fragment holds ") << frag.getElementType()
+                                                 << " but the shared tile holds "
+                                                 << tile.getElementType();
   return success();
+}
+
+LogicalResult SharedLoadTileOp::verify() {
+  return verifySharedTileAccess(*this, getTile().getType(), getResult().getType());
 }
 
 void SharedLoadTileOp::getEffects(
@@ -719,6 +736,16 @@ LogicalResult StoreTileOp::verify() {
 void StoreTileOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
   effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult SharedStoreTileOp::verify() {
+  return verifySharedTileAccess(*this, getTile().getType(), getValue().getType());
+}
+
+void SharedStoreTileOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getTileMutable(),
                        SideEffects::DefaultResource::get());
 }
 

@@ -886,11 +886,16 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel]> {
 }
 
 def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
-  let summary = "C = A x B (+ C) on shared tiles, into an f32 fragment";
+  let summary = "C = A x B (+ C) on shared tiles or a register A, into an f32 fragment";
   let description = [{
-    A is [M, K]; B is [K, N], or [N, K] with `transpose_b`; the result is the
-    [M, N] fragment A x B plus `acc` when given (zero otherwise). On sm_90a it
-    becomes wgmma: each warpgroup of the executing warps computes 64 rows.
+    A is [M, K], a shared tile or a fragment (registers); B is a shared tile
+    [K, N], or [N, K] with `transpose_b`; the result is the [M, N] fragment
+    A x B plus `acc` when given (zero otherwise). On sm_90a it becomes
+    wgmma: each warpgroup of the executing warps computes 64 rows. A
+    fragment A is wgmma's register operand: its layout is wgmma's A-operand
+    layout, which is the accumulator layout of a gemm with N = K (so a
+    gemm's result, cast to bf16, feeds the next gemm as it is);
+    tile-assign-layouts converts a fragment of another layout.
     The result is computed asynchronously and waited for where it is first
     read; with `max_pending` = n, the gemm also waits, right after it starts,
     until at most n earlier gemms are still running (a pipelined loop
@@ -904,16 +909,23 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
       %b = tile.alloc_shared : !tile.shared<32x64xbf16, swizzle = 128>
       %c = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128> -> tensor<64x32xf32>
       %d = tile.gemm %a, %b, %c {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<32x64xbf16, swizzle = 128>, tensor<64x32xf32> -> tensor<64x32xf32>
+      %p = arith.truncf %d : tensor<64x32xf32> to tensor<64x32xbf16>
+      %v = tile.alloc_shared : !tile.shared<32x64xbf16, swizzle = 128>
+      %o = tile.gemm %p, %v : tensor<64x32xbf16>, !tile.shared<32x64xbf16, swizzle = 128> -> tensor<64x64xf32>
       tile.return
     }
     ```
   }];
-  let arguments = (ins Tile_AnyShared:$a, Tile_AnyShared:$b,
+  let arguments = (ins AnyTypeOf<[Tile_AnyShared, Tile_Fragment]>:$a, Tile_AnyShared:$b,
                        Optional<Tile_Fragment>:$acc, UnitAttr:$transpose_b,
                        OptionalAttr<I64Attr>:$max_pending);
   let results = (outs Tile_Fragment:$result);
   let assemblyFormat = [{
     $a `,` $b (`,` $acc^)? attr-dict `:` type($a) `,` type($b) (`,` type($acc)^)? `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether A is a fragment (wgmma's register operand), not a shared tile.
+    bool hasRegisterA();
   }];
   let hasVerifier = 1;
 }
@@ -999,6 +1011,37 @@ def Tile_StoreTileOp : Tile_Op<"store_tile", [Tile_InKernel, AttrSizedOperandSeg
                        Variadic<Index>:$indices, Optional<Tile_Fragment>:$mask);
   let assemblyFormat = [{
     $value `,` $dest `[` $indices `]` (`mask` $mask^)? attr-dict `:` type($value) `,` type($dest) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_SharedStoreTileOp : Tile_Op<"shared_store_tile", [Tile_InKernel,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "writes a fragment to a box of a shared tile";
+  let description = [{
+    As `tile.store_tile`, into a shared tile, stored in the tile's layout
+    (its swizzle, which wgmma descriptors and TMA copies read); elements
+    outside the tile are not written. Every thread holding the fragment
+    runs it: tile-distribute-fragments ends it with a barrier of those
+    threads, so that the tile is whole for whatever reads it next (a gemm,
+    a copy, a `tile.shared_load_tile`), and puts a barrier before the
+    stores too where the tile may have been read before them.
+    tile-order-async fences the stores (`fence.proxy.async`) where the
+    async proxy reads the tile (a wgmma operand).
+
+    ```mlir
+    tile.kernel @shared_store_tile() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %x = arith.constant dense<1.0> : tensor<64x64xbf16>
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      tile.shared_store_tile %x, %t[%c0, %c0] : tensor<64x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Tile_Fragment:$value, Tile_AnyShared:$tile, Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $tile `[` $indices `]` attr-dict `:` type($value) `,` type($tile)
   }];
   let hasVerifier = 1;
 }

@@ -355,6 +355,47 @@ Value gemm(const Shared &a, const Shared &b, bool transposeB, Value acc, SourceL
   return Access::make(&k, op.getResult());
 }
 
+Value gemm(const Value &a, const Shared &b, bool transposeB, Value acc, SourceLoc loc) {
+  if (!a.valid())
+    throw Error(loc, "gemm(): A is an empty minitile::Value (never assigned)");
+  KernelState &k = detail::checked(Access::kernelOf(a), loc);
+  detail::checked(Access::kernelOfShared(b), loc);
+  mlir::Value x = Access::get(a);
+  auto frag = llvm::dyn_cast<mlir::RankedTensorType>(x.getType());
+  if (!frag)
+    throw Error(loc, "gemm(): A is " + detail::describe(x.getType()) +
+                         "; a register A is a fragment [M, K] (or pass a shared tile)");
+  if (frag.getRank() != 2 || b.shape().size() != 2)
+    throw Error(loc, "gemm() multiplies matrices; A is a fragment of " +
+                         shapeText(frag.getShape()) + " and B a tile of " +
+                         shapeText(b.shape()));
+  int64_t M = frag.getShape()[0], K = frag.getShape()[1];
+  int64_t KB = transposeB ? b.shape()[1] : b.shape()[0];
+  int64_t N = transposeB ? b.shape()[0] : b.shape()[1];
+  if (K != KB)
+    throw Error(loc, "gemm(): A is " + shapeText(frag.getShape()) + " and B" +
+                         (transposeB ? "^T" : "") + " is " + std::to_string(KB) + "x" +
+                         std::to_string(N) + ": the K extents " + std::to_string(K) +
+                         " and " + std::to_string(KB) + " differ");
+  if (frag.getElementType() != k.type(b.dtype()))
+    throw Error(loc, "gemm(): A holds " + detail::describe(frag.getElementType()) +
+                         " but B holds " + dtypeName(b.dtype()) + "; cast() A to " +
+                         dtypeName(b.dtype()) + " first");
+  checkFragmentShape({M, N}, loc, "gemm()");
+  auto type = mlir::RankedTensorType::get({M, N}, k.b.getF32Type());
+  mlir::Value c;
+  if (acc.valid()) {
+    detail::checked(Access::kernelOf(acc), loc);
+    c = Access::get(acc);
+    if (c.getType() != type)
+      throw Error(loc, "gemm(): the accumulator is " + detail::describe(c.getType()) +
+                           " but A x B is " + detail::describe(type));
+  }
+  auto op = tile::GemmOp::create(k.b, k.loc(loc), type, x, sharedValue(b), c, transposeB,
+                                 /*max_pending=*/nullptr);
+  return Access::make(&k, op.getResult());
+}
+
 Value loadTile(const Tensor &t, std::vector<Arg> origin, std::vector<int64_t> shape,
                double padding, SourceLoc loc) {
   KernelState &k = detail::checked(Access::kernelOfTensor(t), loc);
@@ -413,6 +454,25 @@ void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, Sour
   }
   auto indices = indexValues(k, origin, "storeTile()");
   tile::StoreTileOp::create(k.b, k.loc(loc), x, Access::viewOf(t), indices, m);
+}
+
+void storeTile(const Shared &s, std::vector<Arg> origin, Arg v, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfShared(s), loc);
+  int rank = static_cast<int>(s.shape().size());
+  if (static_cast<int>(origin.size()) != rank)
+    throw Error(loc, "storeTile(): " + std::to_string(origin.size()) +
+                         " origin indices for a shared tile of " + shapeText(s.shape()));
+  mlir::Value x = fragmentOf(k, v, "storeTile()");
+  auto type = fragType(x);
+  if (type.getRank() != rank)
+    throw Error(loc, "storeTile(): a rank-" + std::to_string(type.getRank()) +
+                         " fragment into a shared tile of " + shapeText(s.shape()));
+  if (type.getElementType() != k.type(s.dtype()))
+    throw Error(loc, "storeTile() to a shared tile of " + std::string(dtypeName(s.dtype())) +
+                         ": the fragment holds " + detail::describe(type.getElementType()) +
+                         "; cast() it first");
+  auto indices = indexValues(k, origin, "storeTile()");
+  tile::SharedStoreTileOp::create(k.b, k.loc(loc), x, sharedValue(s), indices);
 }
 
 Value reshape(Arg v, std::vector<int64_t> shape, SourceLoc loc) {

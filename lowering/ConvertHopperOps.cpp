@@ -452,6 +452,8 @@ struct WgmmaLowering : ConvertOpToLLVMPattern<hopper::WgmmaOp> {
     Type f32 = rewriter.getF32Type();
     auto type = LLVM::LLVMStructType::getLiteral(
         ctx, SmallVector<Type>(adaptor.getAcc().size(), f32));
+    if (!adaptor.getA().empty())
+      return registerA(op, adaptor, rewriter, type);
     Value acc = LLVM::PoisonOp::create(rewriter, loc, type);
     for (auto [i, v] : llvm::enumerate(adaptor.getAcc()))
       acc = LLVM::InsertValueOp::create(rewriter, loc, acc, v, ArrayRef<int64_t>{int64_t(i)});
@@ -473,6 +475,49 @@ struct WgmmaLowering : ConvertOpToLLVMPattern<hopper::WgmmaOp> {
     SmallVector<Value> results;
     for (int64_t i = 0, e = adaptor.getAcc().size(); i < e; ++i)
       results.push_back(LLVM::ExtractValueOp::create(rewriter, loc, mma, ArrayRef<int64_t>{i}));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+private:
+  /// A from registers, which nvvm.wgmma.mma_async does not take: the
+  /// instruction as inline PTX, in the form the NVVM op's own lowering
+  /// writes (accumulators tied in and out, scale-d through a predicate):
+  ///   wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16
+  ///       {d...}, {a0, a1, a2, a3}, b-desc, p, 1, 1, imm-trans-b;
+  static LogicalResult registerA(hopper::WgmmaOp op, OpAdaptor adaptor,
+                                 ConversionPatternRewriter &rewriter, Type type) {
+    Location loc = op.getLoc();
+    int64_t n = adaptor.getAcc().size();
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(2 * n + 5) +
+                       ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(op.getN()) +
+                       "k16.f32.bf16.bf16 {";
+    std::string constraints;
+    for (int64_t i = 0; i < n; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += (i ? ",=f" : "=f");
+    }
+    for (int64_t i = 0; i < n; ++i)
+      constraints += "," + std::to_string(i);
+    text += "}, {";
+    for (int64_t i = 0; i < 4; ++i)
+      text += (i ? ", $" : "$") + std::to_string(2 * n + i);
+    text += "}, $" + std::to_string(2 * n + 4) + ", p, 1, 1, " +
+            (op.getTransposeB() ? "1" : "0") + ";\n}\n";
+    constraints += ",r,r,r,r,l,n";
+    SmallVector<Value> operands(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    operands.append(adaptor.getA().begin(), adaptor.getA().end());
+    operands.push_back(adaptor.getDescB());
+    operands.push_back(i32(rewriter, loc, op.getZeroAcc() ? 0 : 1));
+    auto mma = LLVM::InlineAsmOp::create(
+        rewriter, loc, type, operands, text, constraints, /*has_side_effects=*/true,
+        /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(rewriter.getContext(), LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    SmallVector<Value> results;
+    for (int64_t i = 0; i < n; ++i)
+      results.push_back(
+          LLVM::ExtractValueOp::create(rewriter, loc, mma.getResult(0), ArrayRef<int64_t>{i}));
     rewriter.replaceOp(op, results);
     return success();
   }

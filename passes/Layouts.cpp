@@ -79,6 +79,13 @@ FragLayoutAttr wgmmaAccumulatorLayout(MLIRContext *ctx, int64_t M, int64_t N,
   return b.attr(ctx);
 }
 
+FragLayoutAttr wgmmaOperandALayout(MLIRContext *ctx, int64_t M, int64_t K, int64_t warps) {
+  // PTX's figure for the m64nNk16 A fragment: thread (lane l, warp w) holds
+  // rows 16 w + l / 4 (+ 8) and columns 2 (l % 4) (+ 1) (+ 8) of each
+  // k-step -- the accumulator's placement of a 16-column slice.
+  return wgmmaAccumulatorLayout(ctx, M, K, warps);
+}
+
 FragLayoutAttr blockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                              int64_t elementBytes, int64_t warps) {
   unsigned rank = shape.size();

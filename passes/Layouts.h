@@ -17,6 +17,16 @@ namespace minitile::tile {
 FragLayoutAttr wgmmaAccumulatorLayout(mlir::MLIRContext *ctx, int64_t M, int64_t N,
                                       int64_t warps);
 
+/// wgmma m64nNk16's A operand from registers, for an [M, K] fragment read by
+/// `warps` warps: per warpgroup 64 rows, per k-step of 16 columns each
+/// thread's eight elements (four pairs of consecutive columns), in the
+/// order of the instruction's four 32-bit registers. It is the accumulator
+/// layout of an [M, K] result (wgmmaAccumulatorLayout(M, K)): register bit
+/// 0 the next column, bit 1 eight rows down, bit 2 eight columns on, the
+/// higher bits the k-steps; lanes and warps as the accumulator's.
+FragLayoutAttr wgmmaOperandALayout(mlir::MLIRContext *ctx, int64_t M, int64_t K,
+                                   int64_t warps);
+
 /// Spreads `shape` over `warps` warps: up to 16 bytes of consecutive inner
 /// elements per thread, then lanes, then warps, then more registers.
 FragLayoutAttr blockedLayout(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape,

@@ -22,6 +22,13 @@
 //      hopper.fence_proxy_async before this thread's next barrier or
 //      mbarrier arrive, and before its own next wgmma or bulk copy reading
 //      it: a barrier orders the threads, not the proxies.
+//   3. Registers a wgmma reads -- its A operand from registers (a gemm's A
+//      that is a fragment), the four i32 it takes and the insertelements
+//      and bitcast that pack them -- are not read by another op or written
+//      again (their op run again, in a loop; a loop's or an if's results
+//      and arguments they are) before a hopper.wgmma_wait covers the group:
+//      PTX leaves the access to them undefined until then (and ptxas,
+//      which flags accumulators read early, says nothing about these).
 //
 // (Async-proxy writes, TMA loads, are read only after their mbarrier's wait:
 // tile-lower-copies and the rings of tile-warp-specialize build every TMA
@@ -39,10 +46,15 @@
 // the warp-specialised role it is in; its count is the fewest groups
 // committed since, on any path, by the groups it must cover. Inserted one at
 // a time, the analysis rerun after each, so no wait is redundant with the
-// one before it.
+// one before it; a fence that a later one made redundant (the first in
+// program order can be at a loop's top, for a write near its end) is taken
+// out at the end. A register is its SSA value: a value defined in a loop is
+// the same register in every iteration.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 #include <array>
 #include <map>
@@ -140,13 +152,53 @@ void keepFewest(Groups &groups, const std::pair<Operation *, Ref> &key, int afte
 }
 
 /// The tiles a wgmma reads (an unknown tile where its descriptor is not a
-/// hopper.wgmma_desc).
-std::array<Ref, 2> readsOf(WgmmaOp mma) {
+/// hopper.wgmma_desc): B's, and A's unless A comes from registers.
+SmallVector<Ref, 2> readsOf(WgmmaOp mma) {
   auto ref = [](Value d) {
     auto desc = d.getDefiningOp<WgmmaDescOp>();
     return desc ? refOf(desc.getTile()) : Ref();
   };
-  return {ref(mma.getDescA()), ref(mma.getDescB())};
+  SmallVector<Ref, 2> refs;
+  if (mma.getDescA())
+    refs.push_back(ref(mma.getDescA()));
+  refs.push_back(ref(mma.getDescB()));
+  return refs;
+}
+
+/// A register a wgmma reads (its A operand from registers), as a key.
+using Reg = const void *;
+Reg regOf(Value v) { return v.getAsOpaquePointer(); }
+
+/// `a` (a wgmma's A register) and the values it is packed from in place --
+/// the vector of two bf16 it is a bitcast of, and that vector as each
+/// insertelement builds it -- which LLVM may fold into the one instruction
+/// that writes the register: waiting before the first of them keeps the
+/// write after the wait, wherever the fold puts it.
+SmallVector<Value> packedFrom(Value a) {
+  SmallVector<Value> chain{a};
+  for (Value v = a;;) {
+    Operation *def = v.getDefiningOp();
+    if (auto cast = llvm::dyn_cast_or_null<LLVM::BitcastOp>(def))
+      v = cast.getArg();
+    else if (auto insert = llvm::dyn_cast_or_null<LLVM::InsertElementOp>(def))
+      v = insert.getVector();
+    else
+      return chain;
+    // (Not the poison the first insertelement starts from: a constant that
+    // other code may share.)
+    if (!llvm::isa_and_nonnull<LLVM::BitcastOp, LLVM::InsertElementOp>(v.getDefiningOp()))
+      return chain;
+    chain.push_back(v);
+  }
+}
+
+/// (wgmma_commit, register its group reads) -> fewest commits since.
+using RegGroups = std::map<std::pair<Operation *, Reg>, int>;
+
+void keepFewest(RegGroups &groups, const std::pair<Operation *, Reg> &key, int after) {
+  auto [it, added] = groups.emplace(key, after);
+  if (!added)
+    it->second = std::min(it->second, after);
 }
 
 /// What one thread has in flight at a point, over every path to it.
@@ -155,9 +207,14 @@ struct State {
   std::set<Ref> open;  // read by wgmmas not yet committed
   std::set<Ref> bulk;  // read by bulk copies not yet waited for
   std::set<Ref> dirty; // written by this thread since its last proxy fence
+  // Registers read by wgmma groups in flight (A from registers), and by
+  // wgmmas not yet committed.
+  RegGroups regs;
+  std::set<Reg> openRegs;
 
   bool operator==(const State &o) const {
-    return wgmma == o.wgmma && open == o.open && bulk == o.bulk && dirty == o.dirty;
+    return wgmma == o.wgmma && open == o.open && bulk == o.bulk && dirty == o.dirty &&
+           regs == o.regs && openRegs == o.openRegs;
   }
   void join(const State &o) {
     for (auto &[k, after] : o.wgmma)
@@ -165,10 +222,16 @@ struct State {
     open.insert(o.open.begin(), o.open.end());
     bulk.insert(o.bulk.begin(), o.bulk.end());
     dirty.insert(o.dirty.begin(), o.dirty.end());
+    for (auto &[k, after] : o.regs)
+      keepFewest(regs, k, after);
+    openRegs.insert(o.openRegs.begin(), o.openRegs.end());
   }
-  /// Every tile renamed by `f` (a tile may become several, or stay).
+  /// Every tile renamed by `f` (a tile may become several, or stay); the
+  /// registers stay (an SSA value is the same register on every path).
   State renamed(llvm::function_ref<SmallVector<Ref>(const Ref &)> f) const {
     State s;
+    s.regs = regs;
+    s.openRegs = openRegs;
     for (auto &[k, after] : wgmma)
       for (const Ref &r : f(k.second))
         keepFewest(s.wgmma, {k.first, r}, after);
@@ -252,12 +315,18 @@ public:
     auto it = before_.find(op);
     int n = kMaxAfter;
     bool found = false;
-    if (it != before_.end())
+    auto count = [&](Operation *commit, int after) {
+      if (llvm::is_contained(commits, commit)) {
+        n = std::min(n, after);
+        found = true;
+      }
+    };
+    if (it != before_.end()) {
       for (auto &[k, after] : it->second.wgmma)
-        if (llvm::is_contained(commits, k.first)) {
-          n = std::min(n, after);
-          found = true;
-        }
+        count(k.first, after);
+      for (auto &[k, after] : it->second.regs)
+        count(k.first, after);
+    }
     return found ? n : 0;
   }
 
@@ -362,6 +431,39 @@ private:
     }
   }
 
+  /// Hazards on registers at `op`: wgmma groups in flight read registers
+  /// (their A operand) that `op` reads, or writes -- its results, its
+  /// regions' arguments, or, for a terminator, what it passes them on as
+  /// (its parent's results and arguments). A value defined in a loop is
+  /// written again by each iteration; PTX leaves a wgmma's input registers
+  /// undefined if touched before a wait covers it.
+  static void registerConflicts(Operation *op, const State &s, Need &need) {
+    if (s.regs.empty() || llvm::isa<WgmmaOp>(op))
+      return;
+    auto touch = [&](Value v) {
+      for (auto &[k, after] : s.regs)
+        if (k.second == regOf(v))
+          need.commits.insert(k.first);
+    };
+    auto regions = [&](Operation *o) {
+      for (Region &region : o->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            touch(arg);
+    };
+    for (Value v : op->getOperands())
+      touch(v);
+    for (Value v : op->getResults())
+      touch(v);
+    regions(op);
+    if (op->hasTrait<OpTrait::IsTerminator>())
+      if (Operation *parent = op->getParentOp(); parent && !llvm::isa<KernelOp>(parent)) {
+        for (Value v : parent->getResults())
+          touch(v);
+        regions(parent);
+      }
+  }
+
   State block(Block &b, State s) {
     for (Operation &op : b)
       s = transfer(&op, std::move(s));
@@ -371,18 +473,29 @@ private:
   State transfer(Operation *op, State s) {
     before_[op] = s;
     Need need;
+    registerConflicts(op, s, need);
     if (auto wgmma = llvm::dyn_cast<WgmmaOp>(op)) {
       for (const Ref &r : readsOf(wgmma))
         s.open.insert(r);
+      for (Value a : wgmma.getA())
+        for (Value v : packedFrom(a))
+          s.openRegs.insert(regOf(v));
     } else if (llvm::isa<WgmmaCommitOp>(op)) {
       for (auto &[k, after] : s.wgmma)
         after = std::min(after + 1, kMaxAfter);
+      for (auto &[k, after] : s.regs)
+        after = std::min(after + 1, kMaxAfter);
       for (const Ref &r : s.open)
         keepFewest(s.wgmma, {op, r}, 0);
+      for (Reg r : s.openRegs)
+        keepFewest(s.regs, {op, r}, 0);
       s.open.clear();
+      s.openRegs.clear();
     } else if (auto wait = llvm::dyn_cast<WgmmaWaitOp>(op)) {
       for (auto it = s.wgmma.begin(); it != s.wgmma.end();)
         it = it->second >= wait.getPending() ? s.wgmma.erase(it) : std::next(it);
+      for (auto it = s.regs.begin(); it != s.regs.end();)
+        it = it->second >= wait.getPending() ? s.regs.erase(it) : std::next(it);
     } else if (llvm::isa<WgmmaFenceOp>(op)) {
       // The group this fence opens: its wgmmas up to the commit.
       SmallVector<Ref> reads;
@@ -410,6 +523,8 @@ private:
       barrierConflicts(op, s, need);
     } else if (llvm::isa<ReturnOp>(op)) {
       for (auto &[k, after] : s.wgmma)
+        need.commits.insert(k.first);
+      for (auto &[k, after] : s.regs)
         need.commits.insert(k.first);
       need.bulkWait = !s.bulk.empty();
     } else if (auto loop = llvm::dyn_cast<ForOp>(op)) {
@@ -550,18 +665,42 @@ private:
 /// Bounds the rounds: each round puts one op, and a kernel needs a few.
 constexpr int kMaxRounds = 1000;
 
+/// Drops each of `fences` that the invariant holds without. Fences go in
+/// at the first hazard in program order; where a loop's back edge carries a
+/// write to a barrier at the top of the body, that one goes in before the
+/// fence the write's own barrier gets later in the body -- which makes it
+/// redundant.
+void dropRedundantFences(Analysis &a, ArrayRef<Operation *> fences) {
+  for (Operation *fence : fences) {
+    Block *block = fence->getBlock();
+    Operation *next = fence->getNextNode();
+    Location loc = fence->getLoc();
+    fence->erase();
+    a.run();
+    Need need;
+    if (!a.firstNeed(need))
+      continue;
+    OpBuilder b(block, next ? Block::iterator(next) : block->end());
+    FenceProxyAsyncOp::create(b, loc);
+  }
+  a.run();
+}
+
 LogicalResult order(KernelOp kernel) {
   Analysis a(kernel);
+  SmallVector<Operation *> fences;
   for (int round = 0; round < kMaxRounds; ++round) {
     a.run();
     Need need;
     Operation *op = a.firstNeed(need);
-    if (!op)
+    if (!op) {
+      dropRedundantFences(a, fences);
       return success();
+    }
     Location loc = op->getLoc();
     if (need.fence) {
       OpBuilder b(op);
-      FenceProxyAsyncOp::create(b, loc);
+      fences.push_back(FenceProxyAsyncOp::create(b, loc));
       continue;
     }
     if (need.bulkWait) {

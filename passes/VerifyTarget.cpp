@@ -45,7 +45,9 @@ struct VerifyTarget : minitile::tile::impl::TileVerifyTargetBase<VerifyTarget> {
       int64_t threads = kernel.getNumThreads();
       int64_t cap = target.registersAtLaunch(threads, *blocks);
       kernel.walk([&](minitile::hopper::WgmmaOp wgmma) {
-        int64_t needs = int64_t(wgmma.getAcc().size()) + kWgmmaExtraRegisters;
+        // (A from registers: its four of this k-step too.)
+        int64_t needs =
+            int64_t(wgmma.getAcc().size() + wgmma.getA().size()) + kWgmmaExtraRegisters;
         if (needs <= cap)
           return;
         wgmma.emitError("this gemm needs about ")

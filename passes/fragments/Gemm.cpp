@@ -17,8 +17,21 @@
 // the tensor cores; a wgmma accumulating into them does not wait. With
 // `max_pending`, a wait for all but that many groups follows the commit.
 //
+// A from registers (a fragment, as attention's P . V takes P): A needs
+// wgmma's A-operand layout (wgmmaOperandALayout, the accumulator layout of
+// an [M, K] result: a gemm's result cast to bf16 has it already; another
+// layout gets a tile.convert_layout from tile-assign-layouts). Each k-step's
+// eight bf16 registers are packed in pairs into the four 32-bit registers
+// the wgmma takes, all before the fence (the registers a wgmma reads must
+// not be written between its fence and its wait; tile-order-async puts the
+// wait before they are written again).
+//
 //===----------------------------------------------------------------------===//
 #include "passes/fragments/Fragments.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <array>
 
 using namespace mlir;
 
@@ -50,6 +63,10 @@ public:
       return failure();
     if (gemm.getAcc())
       s.require(gemm.getAccMutable()[0], acc);
+    if (gemm.hasRegisterA()) {
+      int64_t K = llvm::cast<RankedTensorType>(gemm.getA().getType()).getShape()[1];
+      s.require(gemm.getAMutable(), wgmmaOperandALayout(op->getContext(), M, K, *warps));
+    }
     return success();
   }
 
@@ -59,30 +76,59 @@ public:
     const minitile::Target &target = targetOf(op);
     if (!target.has(minitile::Feature::wgmma))
       return gemm.emitOpError("runs on wgmma, which ") << target.arch << " does not have";
-    SharedType a = gemm.getA().getType(), bt = gemm.getB().getType();
+    SharedType bt = gemm.getB().getType();
+    auto sharedA = llvm::dyn_cast<SharedType>(gemm.getA().getType());
     const bool kMajorB = gemm.getTransposeB();
-    if (a.getSwizzle() != 128 || bt.getSwizzle() != 128)
+    if ((sharedA && sharedA.getSwizzle() != 128) || bt.getSwizzle() != 128)
       return gemm.emitOpError("needs operand tiles with a 128-byte swizzle (rows of a "
                               "multiple of 128 bytes, a multiple of 8 rows")
              << (kMajorB ? ")" : "; B stored [K, N] takes N a multiple of 64 bf16)");
-    if (!a.getElementType().isBF16())
-      return gemm.emitOpError("multiplies bf16 tiles, not ") << a.getElementType();
+    if (!bt.getElementType().isBF16())
+      return gemm.emitOpError("multiplies bf16 tiles, not ") << bt.getElementType();
     FragLayoutAttr acc = d.layout(gemm.getResult());
-    int64_t M = a.getShape()[0], K = a.getShape()[1];
+    ArrayRef<int64_t> aShape = sharedA ? sharedA.getShape()
+                                       : llvm::cast<RankedTensorType>(gemm.getA().getType())
+                                             .getShape();
+    int64_t M = aShape[0], K = aShape[1];
     int64_t N = kMajorB ? bt.getShape()[0] : bt.getShape()[1];
     if (K % 16)
       return gemm.emitOpError("needs K a multiple of 16, not ") << K;
     if (acc.getNumRegs() != N / 2)
       return gemm.emitOpError("its layout has ") << acc.getNumRegs() << " registers, wgmma "
                                                  << N / 2;
-    (void)M;
-    // This warpgroup's 64 rows of A.
-    auto [lane, warp] = d.laneAndWarp(b, loc, acc.getNumWarps());
-    (void)lane;
-    Value group = arith::DivUIOp::create(b, loc, warp, Distributor::index(b, loc, 4));
+    // A from registers: each k-step's four 32-bit registers, packed before
+    // the fence.
+    SmallVector<std::array<Value, 4>> packedA;
+    if (!sharedA) {
+      FragLayoutAttr want = wgmmaOperandALayout(b.getContext(), M, K, acc.getNumWarps());
+      if (d.layout(gemm.getA()) != want)
+        return gemm.emitOpError("takes A from registers in wgmma's A-operand layout ")
+               << want << ", not " << d.layout(gemm.getA());
+      const Registers &aRegs = d.read(b, loc, gemm.getA());
+      Type pair = VectorType::get({2}, bt.getElementType());
+      for (int64_t k = 0; k < K / 16; ++k) {
+        std::array<Value, 4> step;
+        for (int64_t q = 0; q < 4; ++q) {
+          Value v = LLVM::PoisonOp::create(b, loc, pair);
+          for (int64_t half = 0; half < 2; ++half)
+            v = LLVM::InsertElementOp::create(
+                b, loc, v, aRegs[8 * k + 2 * q + half],
+                arith::ConstantIntOp::create(b, loc, b.getI32Type(), half));
+          step[q] = LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+        }
+        packedA.push_back(step);
+      }
+    }
+    // This warpgroup's 64 rows of a shared A.
+    Value rowOffset;
+    if (sharedA) {
+      auto [lane, warp] = d.laneAndWarp(b, loc, acc.getNumWarps());
+      (void)lane;
+      Value group = arith::DivUIOp::create(b, loc, warp, Distributor::index(b, loc, 4));
+      rowOffset = arith::MulIOp::create(b, loc, group, Distributor::index(b, loc, 64 * 128));
+    }
     // Bytes per 64-column panel: A's rows are M, B's N (K-major) or K.
-    int64_t panelsA = a.getShape()[0] * 128, panelsB = bt.getShape()[0] * 128;
-    Value rowOffset = arith::MulIOp::create(b, loc, group, Distributor::index(b, loc, 64 * 128));
+    int64_t panelsA = M * 128, panelsB = bt.getShape()[0] * 128;
     Type f32 = b.getF32Type();
     Registers regs;
     if (gemm.getAcc())
@@ -93,10 +139,16 @@ public:
     Type i64 = b.getI64Type();
     for (int64_t k = 0; k < K / 16; ++k) {
       int64_t inPanel = (k % 4) * 32;
-      Value offA = arith::AddIOp::create(
-          b, loc, rowOffset, Distributor::index(b, loc, (k / 4) * panelsA + inPanel));
-      Value descA =
-          hopper::WgmmaDescOp::create(b, loc, i64, gemm.getA(), offA, 1024, /*lbo=*/nullptr);
+      Value descA;
+      ValueRange regsA;
+      if (sharedA) {
+        Value offA = arith::AddIOp::create(
+            b, loc, rowOffset, Distributor::index(b, loc, (k / 4) * panelsA + inPanel));
+        descA = hopper::WgmmaDescOp::create(b, loc, i64, gemm.getA(), offA, 1024,
+                                            /*lbo=*/nullptr);
+      } else {
+        regsA = ArrayRef<Value>(packedA[k]);
+      }
       // B's descriptors are made before the loops its tile is invariant in
       // (the queries' tile of a loop over keys): kept in registers, not
       // remade every iteration -- the first kHoistedDescriptors of them (two
@@ -115,8 +167,9 @@ public:
               b, loc, i64, gemm.getB(), Distributor::index(b, loc, k * 16 * 128), 1024,
               b.getI64IntegerAttr(panelsB));
       }
-      auto mma = hopper::WgmmaOp::create(b, loc, SmallVector<Type>(N / 2, f32), descA, descB,
-                                         regs, N, /*zero_acc=*/k == 0 && !gemm.getAcc(),
+      auto mma = hopper::WgmmaOp::create(b, loc, SmallVector<Type>(N / 2, f32), descA, regsA,
+                                         descB, regs, N,
+                                         /*zero_acc=*/k == 0 && !gemm.getAcc(),
                                          /*transpose_b=*/!kMajorB);
       regs = Registers(mma.getResults().begin(), mma.getResults().end());
     }

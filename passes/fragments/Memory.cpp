@@ -1,6 +1,7 @@
 //===- Memory.cpp - load_tile and store_tile ------------------------------===//
 //
-// load_tile (global tensors), shared_load_tile and store_tile.
+// load_tile (global tensors), shared_load_tile, store_tile and
+// shared_store_tile.
 // Layouts: a loaded fragment takes the layout its users need; a store's mask
 // goes with its value.
 // Distribution: each register's element is loaded or stored with its bounds
@@ -8,12 +9,20 @@
 // element on several lanes, a store does not let one lane store them all:
 // the copy lanes split the registers between them, each storing a different
 // element (selected from its registers by its lane bits), so a warp writes
-// neighbouring elements in one instruction.
+// neighbouring elements in one instruction. A store into a shared tile is
+// collective: its threads meet at a barrier after the stores (the tile is
+// whole for its next reader), and before them where a reader of the tile
+// may have run before (so none still reads the old contents); the stores
+// are vectors of a thread's consecutive elements where the box lies inside
+// the tile at a constant origin, else one element at a time, inside the
+// tile only.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/Barriers.h"
 #include "passes/fragments/Fragments.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 
@@ -67,7 +76,7 @@ bool isZero(ArrayRef<int64_t> basis) {
 class MemoryFamily : public FragmentFamily {
 public:
   bool handles(Operation *op) const override {
-    return llvm::isa<LoadTileOp, SharedLoadTileOp, StoreTileOp>(op);
+    return llvm::isa<LoadTileOp, SharedLoadTileOp, StoreTileOp, SharedStoreTileOp>(op);
   }
 
   LogicalResult inferLayouts(Operation *op, LayoutSolver &s) const override {
@@ -84,6 +93,8 @@ public:
   LogicalResult distribute(Operation *op, Distributor &d, OpBuilder &b) const override {
     if (auto load = llvm::dyn_cast<SharedLoadTileOp>(op))
       return loadSharedTile(load, d, b);
+    if (auto store = llvm::dyn_cast<SharedStoreTileOp>(op))
+      return storeSharedTile(store, d, b);
     // Bounds come from the view's sizes; a tensor chosen at run time (by
     // tile.if, say) has none to read.
     Value tensor = llvm::isa<LoadTileOp>(op) ? llvm::cast<LoadTileOp>(op).getSource()
@@ -183,6 +194,115 @@ private:
       out.push_back(it->second);
     }
     d.define(op.getResult(), out);
+    return success();
+  }
+
+  /// Whether `reader` may run before `op` in one run of the kernel: a loop
+  /// holds both, or it comes first.
+  static bool mayRunBefore(Operation *reader, Operation *op) {
+    for (Operation *p = op->getParentOp(); p && !llvm::isa<KernelOp>(p); p = p->getParentOp())
+      if (!llvm::isa<IfOp>(p) && p->isAncestor(reader))
+        return true;
+    for (Operation *a = op; a && !llvm::isa<KernelOp>(a); a = a->getParentOp())
+      if (Operation *r = a->getBlock()->findAncestorOpInBlock(*reader))
+        return r != a && r->isBeforeInBlock(a);
+    return false;
+  }
+
+  /// Whether something may read `op`'s tile before `op` writes it (another
+  /// thread then needs a barrier before overwriting what it reads): a gemm,
+  /// a wgmma's descriptor, a load, an atomic -- anything but a write. A
+  /// stage of a ring, whose stages the uses do not tell apart, counts as
+  /// read in any loop.
+  static bool readBefore(SharedStoreTileOp op) {
+    Value tile = op.getTile();
+    if (!tile.getDefiningOp<AllocSharedOp>()) {
+      for (Operation *p = op->getParentOp(); p && !llvm::isa<KernelOp>(p); p = p->getParentOp())
+        if (!llvm::isa<IfOp>(p))
+          return true;
+    }
+    for (Operation *user : tile.getUsers()) {
+      if (user == op.getOperation() ||
+          llvm::isa<SharedStoreOp, SharedStoreTileOp, CopyOp, hopper::TmaLoadOp>(user))
+        continue;
+      if (mayRunBefore(user, op))
+        return true;
+    }
+    return false;
+  }
+
+  static LogicalResult storeSharedTile(SharedStoreTileOp op, Distributor &d, OpBuilder &b) {
+    Location loc = op.getLoc();
+    KernelOp kernel = d.kernel();
+    FragLayoutAttr l = d.layout(op.getValue());
+    if (l.getNumWarps() * 32 != kernel.getNumComputeThreads())
+      return op.emitOpError("stores a fragment into a shared tile inside a group of a "
+                            "pipelined loop, which is not supported yet (its barrier "
+                            "would wait for the other groups)");
+    Type element = op.getValue().getType().getElementType();
+    ArrayRef<int64_t> shape = op.getTile().getType().getShape();
+    ArrayRef<int64_t> box = op.getValue().getType().getShape();
+    const Registers &values = d.read(b, loc, op.getValue());
+    // A constant origin with the box inside the tile needs no bounds.
+    SmallVector<int64_t> origin;
+    for (Value i : op.getIndices())
+      if (std::optional<int64_t> c = getConstantIntValue(i))
+        origin.push_back(*c);
+    bool inside = origin.size() == shape.size();
+    for (unsigned dim = 0; inside && dim < shape.size(); ++dim)
+      inside = origin[dim] >= 0 && origin[dim] + box[dim] <= shape[dim];
+    int64_t lanes = inside ? vectorLanes(l, 0, element) : 1;
+    if (lanes > 1 && origin.back() % lanes)
+      lanes = 1;
+    if (readBefore(op))
+      createComputeBarrier(b, loc, kernel);
+    SmallVector<Value> offset = d.threadOffset(b, loc, l);
+    std::set<Coord> stored;
+    for (int64_t r = 0; r < l.getNumRegs(); r += lanes) {
+      Coord c = l.coordinate(r, 0, 0);
+      if (!stored.insert(c).second)
+        continue;
+      // The element's row (outer indices flattened, as tile.shared_store
+      // counts them) and column, and whether it is inside the tile.
+      Value within = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+      Value row = Distributor::index(b, loc, 0), col;
+      for (unsigned dim = 0; dim < c.size(); ++dim) {
+        Value i = arith::AddIOp::create(
+            b, loc, op.getIndices()[dim],
+            arith::AddIOp::create(b, loc, offset[dim], Distributor::index(b, loc, c[dim])));
+        if (!inside) {
+          Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
+                                           Distributor::index(b, loc, 0));
+          Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                           Distributor::index(b, loc, shape[dim]));
+          within = arith::AndIOp::create(b, loc, within, arith::AndIOp::create(b, loc, lo, hi));
+        }
+        if (dim + 1 < c.size())
+          row = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, row, Distributor::index(b, loc, shape[dim])),
+              i);
+        else
+          col = i;
+      }
+      Value v = values[r];
+      if (lanes > 1) {
+        v = LLVM::PoisonOp::create(b, loc, VectorType::get({lanes}, element));
+        for (int64_t i = 0; i < lanes; ++i)
+          v = LLVM::InsertElementOp::create(
+              b, loc, v, values[r + i], arith::ConstantIntOp::create(b, loc, b.getI32Type(), i));
+      }
+      if (inside) {
+        SharedStoreOp::create(b, loc, v, op.getTile(), row, col);
+        continue;
+      }
+      auto guarded = IfOp::create(b, loc, TypeRange(), within);
+      OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+      SharedStoreOp::create(then, loc, v, op.getTile(), row, col);
+      YieldOp::create(then, loc);
+    }
+    // The tile is whole before anyone reads it (tile-order-async fences the
+    // stores before this barrier where the async proxy reads the tile).
+    createComputeBarrier(b, loc, kernel);
     return success();
   }
 

@@ -200,9 +200,18 @@ private:
     KernelOp kernel = d.kernel();
     FragLayoutAttr src = d.layout(op.getSource()), dst = d.layout(op.getResult());
     Location loc = op.getLoc();
-    if (dst.getNumWarps() * 32 != kernel.getNumComputeThreads())
-      return op.emitOpError("moves elements between warps inside a group of a pipelined "
-                            "loop, which is not supported yet");
+    if (dst.getNumWarps() * 32 != kernel.getNumComputeThreads()) {
+      auto diag = op.emitOpError("moves elements between warps inside a group of a pipelined "
+                                 "loop, which is not supported yet");
+      if (llvm::any_of(op->getUsers(), [&](Operation *user) {
+            auto gemm = llvm::dyn_cast<GemmOp>(user);
+            return gemm && gemm.getA() == op.getResult();
+          }))
+        diag << " (the fragment is a gemm's A from registers, which wgmma reads in its "
+                "A-operand layout, the layout of a gemm's result: compute it from a gemm's "
+                "result element by element, or store it into a shared tile and pass the tile)";
+      return diag;
+    }
     auto type = op.getResult().getType();
     ArrayRef<int64_t> shape = type.getShape();
     Type element = type.getElementType();

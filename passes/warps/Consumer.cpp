@@ -130,7 +130,7 @@ bool overlapHead(ArrayRef<Operation *> copy, llvm::SetVector<Operation *> &head)
 /// than rename them (reshape, transpose, broadcast), chain them into another
 /// gemm, or carry them: arith and math elementwise ops, stores, reductions.
 static bool readsRegisters(Operation *op) {
-  if (llvm::isa<StoreTileOp, ReduceOp>(op))
+  if (llvm::isa<StoreTileOp, SharedStoreTileOp, ReduceOp>(op))
     return true;
   StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
   return (ns == "arith" || ns == "math") && op->hasTrait<OpTrait::Elementwise>();

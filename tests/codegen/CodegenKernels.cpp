@@ -380,8 +380,109 @@ struct GemmKN : Generator {
   }
 };
 
+/// o = sum over the keys' 64-wide tiles j of p_j . v_j, p_j = bf16(s_j / 8)
+/// and s_j = q . key_j^T: attention's two gemms without the softmax. The
+/// scores' fragment is the second gemm's A: from registers (`via` 0, the
+/// wgmma's register operand, in the layout the first gemm left it in) or
+/// stored into a shared tile (`via` 1, storeTile) that the gemm reads. A
+/// block takes `warpgroups` x 64 rows of q and o; q and key are 64 deep, v
+/// has n columns, stored [keys, n] (the gemm's B [K, N]) or, with `vt`,
+/// [n, keys] (B [N, K], transposeB). `loop` 0: one tile of keys (at most
+/// 64), 1: a serial loop over the tiles, 2: a pipelined one (the producer's
+/// TMA ring of `stages`). Ragged m and keys: the copies read zeros past the
+/// tensors, whose scores are 0 against zero rows of v.
+struct AttnPV : Generator {
+  Param<int> n{"n", 64, {64, 128}, "columns of v and o"};
+  Param<int> via{"via", 0, 0, 1, "p reaches the second gemm: 0 registers, 1 a shared tile"};
+  Param<bool> vt{"vt", false, "v stored [n, keys] (transposeB)"};
+  Param<int> loop{"loop", 0, 0, 2, "0 one tile of keys, 1 serial, 2 pipelined"};
+  Param<int> warpgroups{"warpgroups", 1, 1, 2, "64 rows of q and o each"};
+  Param<int> stages{"stages", 2, 1, 4, "the pipelined loop's stages"};
+  void generate(Kernel &k) override {
+    const int N = n, BM = 64 * warpgroups;
+    Value m = k.size("m"), keys = k.size("keys");
+    Tensor q = k.tensor("q", DType::bf16, {m, 64}), key = k.tensor("key", DType::bf16, {keys, 64});
+    Tensor v = vt ? k.tensor("v", DType::bf16, {N, keys}) : k.tensor("v", DType::bf16, {keys, N});
+    Tensor o = k.tensor("o", DType::f32, {m, N});
+    k.threads(128 * warpgroups);
+    k.grid(ceildiv(m, BM));
+    Value m0 = k.blockId() * BM;
+    Shared qs = k.shared(DType::bf16, {BM, 64});
+    copy(q, {m0, 0}, qs);
+    Shared ps;
+    if (via == 1)
+      ps = k.shared(DType::bf16, {BM, 64});
+    auto body = [&](Value j, Value acc) {
+      Shared ks = k.shared(DType::bf16, {64, 64});
+      Shared vs = vt ? k.shared(DType::bf16, {N, 64}) : k.shared(DType::bf16, {64, N});
+      copy(key, {j * 64, 0}, ks);
+      if (vt)
+        copy(v, {0, j * 64}, vs);
+      else
+        copy(v, {j * 64, 0}, vs);
+      Value p = cast(gemm(qs, ks, /*transposeB=*/true) * 0.125, DType::bf16);
+      if (via == 0)
+        return gemm(p, vs, vt, acc);
+      storeTile(ps, {0, 0}, p);
+      return gemm(ps, vs, vt, acc);
+    };
+    Value zero = broadcast(0.0, {BM, N});
+    Value out;
+    if (loop == 0)
+      out = body(constant(0, DType::index), zero);
+    else if (loop == 1)
+      out = k.serial(0, ceildiv(keys, 64), zero, body);
+    else
+      out = k.pipelined(0, ceildiv(keys, 64), zero, body, {.stages = stages});
+    storeTile(o, {m0, 0}, out);
+  }
+};
+
+/// c = sum over k's 64-wide tiles of a . b^T where the operand `stored`
+/// names (0: a, 1: b) is computed in registers -- relu of an f32 tile,
+/// cast to bf16 -- and written into its shared tile with storeTile, the
+/// other copied (bf16). The gemm reads what the threads stored: the
+/// compiler's barrier and proxy fence come between. A block: `warpgroups`
+/// x 64 rows of c, all n = 64 columns; `loop` 0: one tile of k (at most
+/// 64), 1: a serial loop over k's tiles into the same shared tile (each
+/// iteration's stores wait for the previous gemm). Ragged m, k and n: the
+/// loads read zeros past x, the copies past y.
+struct StoreShared : Generator {
+  Param<int> stored{"stored", 0, 0, 1, "the operand stored by the threads: 0 a, 1 b"};
+  Param<int> warpgroups{"warpgroups", 1, 1, 2, "64 rows of c each"};
+  Param<int> loop{"loop", 0, 0, 1, "0 one tile of k, 1 serial"};
+  void generate(Kernel &k) override {
+    const int BM = 64 * warpgroups, N = 64;
+    Value m = k.size("m"), kk = k.size("k");
+    // x: the stored operand (f32), y: the copied one (bf16).
+    Tensor x = stored == 0 ? k.tensor("x", DType::f32, {m, kk}) : k.tensor("x", DType::f32, {N, kk});
+    Tensor y = stored == 0 ? k.tensor("y", DType::bf16, {N, kk}) : k.tensor("y", DType::bf16, {m, kk});
+    Tensor c = k.tensor("c", DType::f32, {m, N});
+    k.threads(128 * warpgroups);
+    k.grid(ceildiv(m, BM));
+    Value m0 = k.blockId() * BM;
+    Shared as = k.shared(DType::bf16, {BM, 64}), bs = k.shared(DType::bf16, {N, 64});
+    auto body = [&](Value t, Value acc) {
+      if (stored == 0) {
+        storeTile(as, {0, 0}, cast(max(loadTile(x, {m0, t * 64}, {BM, 64}), 0.0), DType::bf16));
+        copy(y, {0, t * 64}, bs);
+      } else {
+        copy(y, {m0, t * 64}, as);
+        storeTile(bs, {0, 0}, cast(max(loadTile(x, {0, t * 64}, {N, 64}), 0.0), DType::bf16));
+      }
+      return gemm(as, bs, /*transposeB=*/true, acc);
+    };
+    Value zero = broadcast(0.0, {BM, N});
+    Value out = loop == 0 ? body(constant(0, DType::index), zero)
+                          : k.serial(0, ceildiv(kk, 64), zero, body);
+    storeTile(c, {m0, 0}, out);
+  }
+};
+
 } // namespace
 
+MINITILE_KERNEL(AttnPV, "attn_pv", "o = sum_j bf16(q . key_j^T / 8) . v_j, the scores from registers (or a shared tile)");
+MINITILE_KERNEL(StoreShared, "store_shared", "c = a . b^T, one operand relu'd in registers and stored into its shared tile");
 MINITILE_KERNEL(GemmKN, "gemm_kn", "c = a . b, b stored [k, n] (the gemm's B MN-major)");
 MINITILE_KERNEL(AsyncOperands, "async_operands", "c = the K loop of gemms with the accumulator in the form `form` names");
 MINITILE_KERNEL(CoopGemm, "coop_gemm", "c[:, 64p..] = a . b_p^T, parts dealt out to the groups");

@@ -955,7 +955,245 @@ TEST(DslTilesMisuse, GemmWithBStoredKNOfTooFewColumns) {
       << errors;
 }
 
-/// A pipelined loop over a's 64-row tiles of `parts` gemms, one against
+/// o = bf16(q . key^T) . v over the keys' tiles: the first gemm's result is
+/// the second's A, from registers (`shared` false) or through a shared tile
+/// stored with storeTile (`shared` true); `how` reshapes the scores first
+/// (0: as they are, 1: transposed, which moves them to other threads). A
+/// pipelined loop of `groups` groups (one warpgroup each) or, with 0, a
+/// serial loop of one warpgroup. `line` gets the line of the gemm reading p
+/// (or of the storeTile).
+static void attention(Kernel &k, int how, bool shared, int groups, unsigned &line) {
+  Value n = k.size("n");
+  Tensor q = k.tensor("q", DType::bf16, {64, 64}), key = k.tensor("key", DType::bf16, {n, 64});
+  Tensor v = k.tensor("v", DType::bf16, {n, 64}), o = k.tensor("o", DType::f32, {n, 64});
+  k.threads(128 * std::max(groups, 1));
+  k.grid(1);
+  Shared qs = k.shared(DType::bf16, {64, 64});
+  copy(q, {0, 0}, qs);
+  Shared ps;
+  if (shared)
+    ps = k.shared(DType::bf16, {64, 64});
+  auto body = [&](Value j) {
+    Shared ks = k.shared(DType::bf16, {64, 64}), vs = k.shared(DType::bf16, {64, 64});
+    copy(key, {j * 64, 0}, ks);
+    copy(v, {j * 64, 0}, vs);
+    Value s = gemm(qs, ks, /*transposeB=*/true);
+    Value p = cast(how == 1 ? transpose(s, {1, 0}) : s, DType::bf16);
+    Value out;
+    if (shared) {
+      line = __LINE__ + 1;
+      storeTile(ps, {0, 0}, p);
+      out = gemm(ps, vs, /*transposeB=*/false);
+    } else {
+      line = __LINE__ + 1;
+      out = gemm(p, vs, /*transposeB=*/false);
+    }
+    storeTile(o, {j * 64, 0}, out);
+  };
+  if (groups)
+    k.pipelined(0, ceildiv(n, 64), body, {.stages = 2 * groups, .groups = groups});
+  else
+    k.serial(0, ceildiv(n, 64), body);
+}
+
+TEST(DslTiles, GemmWithRegisterA) {
+  // The scores, cast to bf16, are the second gemm's A as they are: its
+  // wgmmas take A from registers (four i32 a k-step), with no layout
+  // conversion and no shared tile between the two gemms.
+  unsigned line = 0;
+  std::string ir = build([&](Kernel &k) { attention(k, 0, false, 0, line); });
+  EXPECT_NE(ir.find("tile.gemm %"), std::string::npos) << ir;
+  EXPECT_NE(ir.find(": tensor<64x64xbf16>, <64x64xbf16, swizzle = 128> -> tensor<64x64xf32>"),
+            std::string::npos)
+      << ir;
+  for (int groups : {0, 2}) {
+    std::string errors;
+    std::string after =
+        afterTilePasses([&](Kernel &k) { attention(k, 0, false, groups, line); }, errors);
+    ASSERT_NE(after, "") << errors;
+    // Four k-steps of each gemm (of each copy of the body a group runs).
+    size_t rs = count(after, "hopper.wgmma regs(");
+    EXPECT_EQ(rs % 4, 0u) << after;
+    EXPECT_NE(rs, 0u) << after;
+    EXPECT_EQ(count(after, "hopper.wgmma %"), rs) << after;
+    EXPECT_EQ(count(after, "tile.convert_layout"), 0u) << after;
+    EXPECT_EQ(count(after, "tile.shared_load"), 0u) << after;
+  }
+}
+
+TEST(DslTiles, GemmWithRegisterAInAnotherLayout) {
+  // The transposed scores have other threads' elements: they go through
+  // shared memory into the A-operand layout first.
+  unsigned line = 0;
+  std::string errors;
+  std::string after =
+      afterTilePasses([&](Kernel &k) { attention(k, 1, false, 0, line); }, errors);
+  ASSERT_NE(after, "") << errors;
+  EXPECT_EQ(count(after, "hopper.wgmma regs("), 4u) << after;
+  EXPECT_NE(after.find("tile.shared_load"), std::string::npos) << after;
+}
+
+TEST(DslTilesMisuse, GemmWithRegisterAToConvertInAGroup) {
+  // In a pipelined loop of two groups the conversion cannot go through
+  // shared memory (its barrier would hold the other group): refused at the
+  // gemm's line, saying what would do.
+  unsigned line = 0;
+  std::string errors;
+  std::string after =
+      afterTilePasses([&](Kernel &k) { attention(k, 1, false, 2, line); }, errors);
+  EXPECT_EQ(after, "");
+  EXPECT_NE(errors.find("moves elements between warps inside a group of a pipelined loop"),
+            std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("a gemm's A from registers, which wgmma reads in its A-operand layout"),
+            std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("at line " + std::to_string(line)), std::string::npos) << errors;
+}
+
+TEST(DslTilesMisuse, GemmWithRegisterAOfF32) {
+  unsigned line = 0;
+  expectDslError(line, "gemm(): A holds f32 but B holds bf16; cast() A to bf16 first",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, 64});
+                   launch(k, n);
+                   Shared b = k.shared(DType::bf16, {64, 64});
+                   Value a = loadTile(x, {0, 0}, {64, 64});
+                   line = __LINE__ + 1;
+                   gemm(a, b, /*transposeB=*/true);
+                 });
+}
+
+TEST(DslTilesMisuse, GemmWithRegisterAKMismatch) {
+  unsigned line = 0;
+  expectDslError(line, "gemm(): A is [64, 32] and B^T is 64x64: the K extents 32 and 64 differ",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::bf16, {n, 64});
+                   launch(k, n);
+                   Shared b = k.shared(DType::bf16, {64, 64});
+                   Value a = loadTile(x, {0, 0}, {64, 32});
+                   line = __LINE__ + 1;
+                   gemm(a, b, /*transposeB=*/true);
+                 });
+}
+
+TEST(DslTilesMisuse, GemmWithRegisterAThatIsAScalar) {
+  unsigned line = 0;
+  expectDslError(line, "gemm(): A is f32; a register A is a fragment [M, K]", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Shared b = k.shared(DType::bf16, {64, 64});
+    line = __LINE__ + 1;
+    gemm(x(0, 0), b, /*transposeB=*/true);
+  });
+}
+
+TEST(DslTilesMisuse, GemmWithAnEmptyRegisterA) {
+  unsigned line = 0;
+  expectDslError(line, "gemm(): A is an empty minitile::Value", [&](Kernel &k) {
+    launch(k, k.size("n"));
+    Shared b = k.shared(DType::bf16, {64, 64});
+    Value a;
+    line = __LINE__ + 1;
+    gemm(a, b, /*transposeB=*/true);
+  });
+}
+
+TEST(DslTiles, StoreTileIntoASharedTile) {
+  // The scores stored into a shared tile that the second gemm reads: the
+  // stores, the proxy fence and a barrier before the wgmmas read it, and --
+  // in the loop, where the previous iteration's gemm read the tile -- a
+  // wait for that gemm and a barrier before the stores.
+  unsigned line = 0;
+  std::string ir = build([&](Kernel &k) { attention(k, 0, true, 0, line); });
+  EXPECT_NE(ir.find("tile.shared_store_tile"), std::string::npos) << ir;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { attention(k, 0, true, 0, line); }, errors);
+  ASSERT_NE(after, "") << errors;
+  size_t first = after.find("tile.shared_store %"), fence = after.find("hopper.fence_proxy_async");
+  ASSERT_NE(first, std::string::npos) << after;
+  ASSERT_NE(fence, std::string::npos) << after;
+  // (The copies of the loop's tiles come first, with their own barrier.)
+  size_t before = after.rfind("tile.barrier", first), wait = after.rfind("hopper.wgmma_wait", first);
+  EXPECT_NE(before, std::string::npos) << after;
+  EXPECT_LT(wait, before) << after;
+  EXPECT_LT(first, fence) << after;
+  size_t barrier = after.find("tile.barrier", fence), mma = after.find("hopper.wgmma_fence", fence);
+  EXPECT_LT(barrier, mma) << after;
+  // Pairs of bf16 a store (the scores' layout holds two consecutive columns).
+  EXPECT_NE(after.find(": vector<2xbf16>, <64x64xbf16, swizzle = 128>"),
+            std::string::npos)
+      << after;
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileInAGroup) {
+  unsigned line = 0;
+  std::string errors;
+  std::string after = afterTilePasses([&](Kernel &k) { attention(k, 0, true, 2, line); }, errors);
+  EXPECT_EQ(after, "");
+  EXPECT_NE(errors.find("stores a fragment into a shared tile inside a group of a pipelined "
+                        "loop, which is not supported yet"),
+            std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find("at line " + std::to_string(line)), std::string::npos) << errors;
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileOfAnotherType) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile() to a shared tile of bf16: the fragment holds f32; cast() it "
+                       "first",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, 64});
+                   launch(k, n);
+                   Shared s = k.shared(DType::bf16, {64, 64});
+                   line = __LINE__ + 1;
+                   storeTile(s, {0, 0}, loadTile(x, {0, 0}, {64, 64}));
+                 });
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileOfAnotherRank) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile(): a rank-1 fragment into a shared tile of [64, 64]",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n});
+                   launch(k, n);
+                   Shared s = k.shared(DType::f32, {64, 64});
+                   line = __LINE__ + 1;
+                   storeTile(s, {0, 0}, loadTile(x, {0}, {64}));
+                 });
+}
+
+TEST(DslTilesMisuse, StoreTileIntoASharedTileWithTooFewIndices) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile(): 1 origin indices for a shared tile of [64, 64]",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor x = k.tensor("x", DType::f32, {n, 64});
+                   launch(k, n);
+                   Shared s = k.shared(DType::f32, {64, 64});
+                   line = __LINE__ + 1;
+                   storeTile(s, {0}, loadTile(x, {0, 0}, {64, 64}));
+                 });
+}
+
+TEST(DslTilesMisuse, StoreTileOfAScalarIntoASharedTile) {
+  unsigned line = 0;
+  expectDslError(line, "storeTile() takes a fragment, not f32", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n, 64});
+    launch(k, n);
+    Shared s = k.shared(DType::f32, {64, 64});
+    line = __LINE__ + 1;
+    storeTile(s, {0, 0}, x(0, 0));
+  });
+}
+
+/// A pipelined loop over a's 64-row tiles of `parts` gemms, one against/// A pipelined loop over a's 64-row tiles of `parts` gemms, one against
 /// each 64-row block of a (read before the loop), each stored: the
 /// cooperative loops' tests. `line` gets the line of the pipelined() call.
 static void gemmParts(Kernel &k, int parts, PipelinedOptions options, unsigned &line) {

@@ -7,7 +7,10 @@
 // a reduceSum accumulating in place, a box of a shared tile read as a
 // fragment, which block takes which item of a persistent kernel, and
 // cooperative pipelined loops (every group every tile, the gemms dealt out),
-// and gemms whose B is stored [K, N] (read MN-major by the tensor cores).
+// gemms whose B is stored [K, N] (read MN-major by the tensor cores), a
+// gemm's result feeding the next gemm's A from registers (attention's P . V)
+// or through a shared tile, and fragments stored into shared tiles that a
+// gemm reads.
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
@@ -43,6 +46,22 @@
 #include "codegen_gemm_kn_n64_s1.h"
 #include "codegen_gemm_kn_serial.h"
 #include "codegen_gemm_kn_serial_n256_wg2.h"
+#include "codegen_attn_pv_one.h"
+#include "codegen_attn_pv_one_vt.h"
+#include "codegen_attn_pv_pipe.h"
+#include "codegen_attn_pv_pipe_s1.h"
+#include "codegen_attn_pv_pipe_wg2_n128.h"
+#include "codegen_attn_pv_serial.h"
+#include "codegen_attn_pv_serial_vt_wg2.h"
+#include "codegen_attn_pv_smem_one.h"
+#include "codegen_attn_pv_smem_pipe.h"
+#include "codegen_attn_pv_smem_serial.h"
+#include "codegen_attn_pv_smem_serial_wg2.h"
+#include "codegen_store_shared_a.h"
+#include "codegen_store_shared_a_loop.h"
+#include "codegen_store_shared_a_loop_wg2.h"
+#include "codegen_store_shared_b_loop_wg2.h"
+#include "codegen_store_shared_b_wg2.h"
 
 #include <algorithm>
 #include <cmath>
@@ -553,6 +572,163 @@ TEST(FragmentCodegen, GemmWithBStoredKN) {
               ADD_FAILURE() << "c[" << r << ", " << j << "] = " << g << ", want " << want;
           }
         // Nothing written past the m rows.
+        for (size_t e = size_t(m * n); e < got.size(); ++e)
+          if (bits(got[e]) != kPoison && wrong++ < 5)
+            ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];
+        EXPECT_EQ(wrong, 0);
+      }
+}
+
+TEST(FragmentCodegen, GemmWithRegisterA) {
+  // o = sum_j bf16(q . key_j^T / 8) . v_j (attention's two gemms without the
+  // softmax): the first gemm's result, rounded to bf16, is the second's A
+  // from registers (wgmma's register form), or through a shared tile (via
+  // 1). One tile of keys, serial and pipelined loops over them, v stored
+  // [keys, n] or [n, keys] (vt), one and two warpgroups. Ragged m and keys
+  // (the copies read zeros past them); fp64 reference of the scores, each
+  // rounded to bf16 as the kernel does -- where the kernel's f32 sum lands
+  // on the other side of a rounding boundary its bf16 differs by one unit,
+  // hence the tolerance of 2^-7 of the sum of |p v|.
+  using bf16 = minitile::rt::bf16;
+  using Fn = void (*)(minitile::rt::Scalar<int64_t>, minitile::rt::Scalar<int64_t>, const bf16 *,
+                      const bf16 *, const bf16 *, float *, CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    int64_t n;
+    bool vt, oneTile;
+  } variants[] = {
+      {"registers, one tile", minitile::kernels::codegen_attn_pv_one, 64, false, true},
+      {"registers, one tile, v [n, keys]", minitile::kernels::codegen_attn_pv_one_vt, 64, true,
+       true},
+      {"registers, serial", minitile::kernels::codegen_attn_pv_serial, 64, false, false},
+      {"registers, serial, v [n, keys], 2 warpgroups",
+       minitile::kernels::codegen_attn_pv_serial_vt_wg2, 64, true, false},
+      {"registers, pipelined", minitile::kernels::codegen_attn_pv_pipe, 64, false, false},
+      {"registers, pipelined, 1 stage", minitile::kernels::codegen_attn_pv_pipe_s1, 64, false,
+       false},
+      {"registers, pipelined, 2 warpgroups, n=128",
+       minitile::kernels::codegen_attn_pv_pipe_wg2_n128, 128, false, false},
+      {"shared tile, one tile", minitile::kernels::codegen_attn_pv_smem_one, 64, false, true},
+      {"shared tile, serial", minitile::kernels::codegen_attn_pv_smem_serial, 64, false, false},
+      {"shared tile, pipelined", minitile::kernels::codegen_attn_pv_smem_pipe, 64, false, false},
+      {"shared tile, serial, 2 warpgroups", minitile::kernels::codegen_attn_pv_smem_serial_wg2,
+       64, false, false}};
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (auto &var : variants)
+    for (int64_t m : {int64_t(0), int64_t(64), int64_t(200)})
+      for (int64_t keys : {int64_t(40), int64_t(64), int64_t(104), int64_t(320)}) {
+        if (var.oneTile && keys > 64)
+          continue;
+        // (keys * 2 bytes, v's row stride when stored [n, keys], a multiple
+        // of 16: what the TMA reads.)
+        SCOPED_TRACE(std::string(var.name) + " m=" + std::to_string(m) +
+                     " keys=" + std::to_string(keys));
+        const int64_t n = var.n;
+        std::vector<bf16> q(std::max<int64_t>(m, 1) * 64), key(keys * 64), v(keys * n);
+        for (std::vector<bf16> *t : {&q, &key, &v})
+          for (bf16 &x : *t)
+            x = bf16::fromFloat(d(rng()));
+        DeviceBuffer<bf16> dq(q), dkey(key), dv(v);
+        DeviceBuffer<float> o(std::max<int64_t>(m, 1) * n + 64);
+        o.fillWords(kPoison);
+        var.fn(m, keys, dq.get(), dkey.get(), dv.get(), o.get(), nullptr);
+        minitile::rt::synchronize();
+        std::vector<float> got = o.download();
+        int64_t wrong = 0;
+        std::vector<double> p(keys);
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t j = 0; j < keys; ++j) {
+            double s = 0;
+            for (int64_t e = 0; e < 64; ++e)
+              s += double(q[r * 64 + e].toFloat()) * key[j * 64 + e].toFloat();
+            p[j] = bf16::fromFloat(float(s / 8)).toFloat();
+          }
+          for (int64_t c = 0; c < n; ++c) {
+            double want = 0, scale = 0;
+            for (int64_t j = 0; j < keys; ++j) {
+              double vj = (var.vt ? v[c * keys + j] : v[j * n + c]).toFloat();
+              want += p[j] * vj;
+              scale += std::fabs(p[j] * vj);
+            }
+            float g = got[r * n + c];
+            if (!(std::fabs(g - want) <= 0x1p-7 * scale + 1e-6) && wrong++ < 5)
+              ADD_FAILURE() << "o[" << r << ", " << c << "] = " << g << ", want " << want;
+          }
+        }
+        for (size_t e = size_t(m * n); e < got.size(); ++e)
+          if (bits(got[e]) != kPoison && wrong++ < 5)
+            ADD_FAILURE() << "o's element " << e << " (past the rows) written: " << got[e];
+        EXPECT_EQ(wrong, 0);
+      }
+}
+
+TEST(FragmentCodegen, StoreTileIntoSharedTile) {
+  // c = sum over k's 64-wide tiles of a . b^T, the operand `stored` names
+  // relu'd in registers (f32), rounded to bf16 and written into its shared
+  // tile with storeTile; the other copied. A (one warpgroup) or B (two
+  // warpgroups, each reading all of it); one tile of k or a serial loop
+  // writing the same tile each iteration. Ragged m and k; fp64 reference
+  // of the bf16 operands (exact), so only the f32 sums' rounding remains.
+  using bf16 = minitile::rt::bf16;
+  using Fn = void (*)(minitile::rt::Scalar<int64_t>, minitile::rt::Scalar<int64_t>, const float *,
+                      const bf16 *, float *, CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    int stored;
+    bool oneTile;
+  } variants[] = {
+      {"a stored, one tile", minitile::kernels::codegen_store_shared_a, 0, true},
+      {"b stored by 2 warpgroups, one tile", minitile::kernels::codegen_store_shared_b_wg2, 1,
+       true},
+      {"a stored, serial", minitile::kernels::codegen_store_shared_a_loop, 0, false},
+      {"a stored by 2 warpgroups, serial", minitile::kernels::codegen_store_shared_a_loop_wg2, 0,
+       false},
+      {"b stored by 2 warpgroups, serial", minitile::kernels::codegen_store_shared_b_loop_wg2, 1,
+       false}};
+  const int64_t n = 64;
+  std::uniform_real_distribution<float> d(-2, 2);
+  for (auto &var : variants)
+    for (int64_t m : {int64_t(0), int64_t(64), int64_t(200)})
+      for (int64_t k : {int64_t(40), int64_t(64), int64_t(104), int64_t(320)}) {
+        if (var.oneTile && k > 64)
+          continue;
+        SCOPED_TRACE(std::string(var.name) + " m=" + std::to_string(m) +
+                     " k=" + std::to_string(k));
+        // x: the stored operand (f32), y: the copied one (bf16).
+        int64_t xRows = var.stored == 0 ? std::max<int64_t>(m, 1) : n;
+        int64_t yRows = var.stored == 0 ? n : std::max<int64_t>(m, 1);
+        std::vector<float> x(xRows * k);
+        for (float &e : x)
+          e = d(rng());
+        std::vector<bf16> y(yRows * k);
+        for (bf16 &e : y)
+          e = bf16::fromFloat(d(rng()));
+        DeviceBuffer<float> dx(x);
+        DeviceBuffer<bf16> dy(y);
+        DeviceBuffer<float> c(std::max<int64_t>(m, 1) * n + 64);
+        c.fillWords(kPoison);
+        var.fn(m, k, dx.get(), dy.get(), c.get(), nullptr);
+        minitile::rt::synchronize();
+        std::vector<float> got = c.download();
+        auto relu = [&](int64_t row, int64_t col) {
+          return double(bf16::fromFloat(std::max(x[row * k + col], 0.0f)).toFloat());
+        };
+        int64_t wrong = 0;
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t j = 0; j < n; ++j) {
+            double want = 0, scale = 0;
+            for (int64_t e = 0; e < k; ++e) {
+              double prod = var.stored == 0 ? relu(r, e) * y[j * k + e].toFloat()
+                                            : double(y[r * k + e].toFloat()) * relu(j, e);
+              want += prod;
+              scale += std::fabs(prod);
+            }
+            float g = got[r * n + j];
+            if (!(std::fabs(g - want) <= 1e-5 * scale + 1e-6) && wrong++ < 5)
+              ADD_FAILURE() << "c[" << r << ", " << j << "] = " << g << ", want " << want;
+          }
         for (size_t e = size_t(m * n); e < got.size(); ++e)
           if (bits(got[e]) != kPoison && wrong++ < 5)
             ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];

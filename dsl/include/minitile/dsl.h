@@ -733,6 +733,14 @@ Value abs(Arg x, SourceLoc loc = SourceLoc::current());
 /// of 64 (rows of 128 bytes, for the 128-byte swizzle).
 Value gemm(const Shared &a, const Shared &b, bool transposeB = false,
            Value acc = Value(), SourceLoc loc = SourceLoc::current());
+/// The same with A a fragment [M, K] of bf16 in registers (the wgmma's
+/// register operand): attention's P . V with P = cast(S, DType::bf16) of
+/// the scores an earlier gemm computed, never stored. A gemm's result (cast
+/// to bf16) is already in the layout the wgmma reads A in; a fragment of
+/// another layout is moved into it first (through shared memory where its
+/// elements change warps). K is a multiple of 16; B as above.
+Value gemm(const Value &a, const Shared &b, bool transposeB = false, Value acc = Value(),
+           SourceLoc loc = SourceLoc::current());
 /// The box of `t` at `origin` with extents `shape`, as a fragment; elements
 /// outside `t` read as `padding`.
 Value loadTile(const Tensor &t, std::vector<Arg> origin, std::vector<int64_t> shape,
@@ -745,6 +753,15 @@ Value loadTile(const Shared &s, std::vector<Arg> origin, std::vector<int64_t> sh
 /// Writes fragment `v` to the box of `t` at `origin`; elements outside `t`,
 /// and where the i1 fragment `mask` (if given) is false, are not written.
 void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask = Value(),
+               SourceLoc loc = SourceLoc::current());
+/// Writes fragment `v` to the box of shared tile `s` at `origin`, in the
+/// tile's layout (its swizzle: what a gemm reading the tile, or a copy,
+/// expects); elements outside the tile are not written. Every thread holding
+/// `v` calls it (not under an if that only some take). The compiler puts
+/// the barrier after the stores (so the tile is whole for the next gemm or
+/// loadTile()), one before them where the tile may have been read before,
+/// and the proxy fence a gemm reading the tile needs.
+void storeTile(const Shared &s, std::vector<Arg> origin, Arg v,
                SourceLoc loc = SourceLoc::current());
 /// Fragment `v` with another shape (same elements, row-major order).
 Value reshape(Arg v, std::vector<int64_t> shape, SourceLoc loc = SourceLoc::current());

@@ -221,3 +221,55 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
   %i = tile.iota axis 0 : tensor<64xf32>
   tile.return
 }
+
+// -----
+
+// A from registers: the fragment's element type is B's.
+tile.kernel @k(%p: tensor<64x64xf32>, %b: !tile.shared<64x64xbf16, swizzle = 128>) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'tile.gemm' op A holds 'f32' but B holds 'bf16'}}
+  %c = tile.gemm %p, %b : tensor<64x64xf32>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: tensor<64x32xbf16>, %b: !tile.shared<64x64xbf16, swizzle = 128>) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'tile.gemm' op A is 64x32 but B is 64x64: the K extents differ}}
+  %c = tile.gemm %p, %b : tensor<64x32xbf16>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: tensor<64xbf16>, %b: !tile.shared<64x64xbf16, swizzle = 128>) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'tile.gemm' op multiplies matrices (rank-2 tiles)}}
+  %c = tile.gemm %p, %b : tensor<64xbf16>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%i: index, %x: tensor<64x64xbf16>) attributes {block = array<i32: 128, 1, 1>} {
+  %s = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'tile.shared_store_tile' op indexes a rank-2 shared tile with 1 indices}}
+  tile.shared_store_tile %x, %s[%i] : tensor<64x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%i: index, %x: tensor<4096xbf16>) attributes {block = array<i32: 128, 1, 1>} {
+  %s = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'tile.shared_store_tile' op a rank-1 fragment and a rank-2 shared tile}}
+  tile.shared_store_tile %x, %s[%i, %i] : tensor<4096xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%i: index, %x: tensor<64x64xf32>) attributes {block = array<i32: 128, 1, 1>} {
+  %s = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'tile.shared_store_tile' op the fragment holds 'f32' but the shared tile holds 'bf16'}}
+  tile.shared_store_tile %x, %s[%i, %i] : tensor<64x64xf32>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.return
+}

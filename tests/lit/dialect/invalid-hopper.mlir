@@ -217,3 +217,28 @@ tile.kernel @k(%c0: index) attributes {block = array<i32: 128, 1, 1>} {
   %d = hopper.wgmma_desc %t[%c0] sbo 1024 lbo -16 : !tile.shared<64x64xbf16, swizzle = 128>
   tile.return
 }
+
+// -----
+
+// A from shared memory or from registers, not both.
+tile.kernel @k(%d: i64, %r: i32, %x: f32) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'hopper.wgmma' op takes A from shared memory (a descriptor) or from registers, one of the two}}
+  %e:4 = hopper.wgmma %d regs(%r, %r, %r, %r), %d n 8 acc(%x, %x, %x, %x) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%d: i64, %x: f32) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'hopper.wgmma' op takes A from shared memory (a descriptor) or from registers, one of the two}}
+  %e:4 = hopper.wgmma , %d n 8 acc(%x, %x, %x, %x) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%d: i64, %r: i32, %x: f32) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'hopper.wgmma' op takes A from four registers a thread (a 64 x 16 k-step of bf16), not 3}}
+  %e:4 = hopper.wgmma regs(%r, %r, %r), %d n 8 acc(%x, %x, %x, %x) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  tile.return
+}

@@ -89,3 +89,22 @@ tile.kernel @queued_kernel(%n: index, %counter: !tile.ptr<i32>) attributes {bloc
   }
   tile.return
 }
+
+// A gemm whose A is a fragment (wgmma's register operand), a fragment
+// stored into a shared tile, and a wgmma reading A from registers.
+// CHECK-LABEL: tile.kernel @register_a
+// CHECK: %[[P:.*]] = arith.truncf
+// CHECK: tile.gemm %[[P]], %{{.*}} : tensor<64x64xbf16>, <64x128xbf16, swizzle = 128> -> tensor<64x128xf32>
+// CHECK: tile.shared_store_tile %[[P]], %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x64xbf16>, <64x64xbf16, swizzle = 128>
+// CHECK: hopper.wgmma regs(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}), %{{.*}} n 8 acc(
+// CHECK-SAME: {transpose_b, zero_acc}
+tile.kernel @register_a(%s: tensor<64x64xf32>, %r: i32, %d: i64, %x: f32) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xbf16>
+  %v = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+  %o = tile.gemm %p, %v : tensor<64x64xbf16>, !tile.shared<64x128xbf16, swizzle = 128> -> tensor<64x128xf32>
+  %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.shared_store_tile %p, %t[%c0, %c0] : tensor<64x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  %e:4 = hopper.wgmma regs(%r, %r, %r, %r), %d n 8 acc(%x, %x, %x, %x) {zero_acc, transpose_b} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  tile.return
+}

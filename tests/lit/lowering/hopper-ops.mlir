@@ -78,6 +78,16 @@ tile.kernel @k(%map: !hopper.tma_desc, %x: f32, %unused: !hopper.tma_desc) attri
   // test tests/lit/codegen/gemm-kn.test reads it).
   // CHECK: llvm.inline_asm has_side_effects {{.*}}wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16
   %rn:4 = hopper.wgmma %d, %dn n 8 acc(%x, %x, %x, %x) {zero_acc, transpose_b} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+  // A from registers, which nvvm.wgmma.mma_async does not take: inline PTX
+  // with A's four 32-bit registers in braces after the accumulators (tied
+  // in and out), then B's descriptor, scale-d through the predicate (1: the
+  // accumulators are added to), imm-scale-a and -b 1 and imm-trans-b, and
+  // no imm-trans-a (a register A is never transposed).
+  // CHECK: %[[A:.*]] = llvm.bitcast %{{.*}} : f32 to i32
+  // CHECK: %[[SCALE:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "{\0A.reg .pred p;\0Asetp.ne.b32 p, $13, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, {$8, $9, $10, $11}, $12, p, 1, 1, 1;\0A}\0A", "=f,=f,=f,=f,0,1,2,3,r,r,r,r,l,n" %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[A]], %[[A]], %[[A]], %[[A]], %{{.*}}, %[[SCALE]] : (f32, f32, f32, f32, i32, i32, i32, i32, i64, i32) -> !llvm.struct<(f32, f32, f32, f32)>
+  %ai = arith.bitcast %x : f32 to i32
+  %rr:4 = hopper.wgmma regs(%ai, %ai, %ai, %ai), %dn n 8 acc(%r#0, %r#1, %r#2, %r#3) {transpose_b} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
   // CHECK: nvvm.wgmma.commit.group.sync.aligned
   hopper.wgmma_commit
   // CHECK: nvvm.wgmma.wait.group.sync.aligned 0

@@ -344,3 +344,131 @@ tile.kernel @roles(%desc: !hopper.tma_desc, %n: index) attributes {block = array
   }
   tile.return
 }
+
+// -----
+
+// A from registers: a wgmma reads its A registers until a wait covers its
+// group, so they are not written again before one. The loop packs them
+// anew each iteration (insertelement, insertelement, bitcast: what LLVM
+// folds into the one cvt or mov that writes the register): the wait for
+// the previous iteration's group comes before the first op of the packing,
+// not before the bf16 values it packs, which run on under the tensor
+// cores. Nothing else in the loop waits, and the accumulators only chain
+// into the next wgmma; the group left in flight is waited for at the end.
+// CHECK-LABEL: tile.kernel @register_a
+// CHECK: tile.for
+// CHECK: %[[V:.*]] = tile.shared_load
+// CHECK-NEXT: hopper.wgmma_wait 0
+// CHECK-NEXT: llvm.insertelement %[[V]]
+// CHECK-NEXT: llvm.insertelement
+// CHECK-NEXT: llvm.bitcast
+// CHECK-NEXT: hopper.wgmma_fence
+// CHECK-NEXT: hopper.wgmma regs(
+// CHECK-NEXT: hopper.wgmma_commit
+// CHECK-NEXT: tile.yield
+// CHECK: hopper.wgmma_wait 0
+// CHECK-NEXT: tile.return
+tile.kernel @register_a(%n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %b = tile.alloc_shared : !tile.shared<16x64xbf16, swizzle = 128>
+  %p = tile.alloc_shared : !tile.shared<128xbf16>
+  %poison = llvm.mlir.poison : vector<2xbf16>
+  %db = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<16x64xbf16, swizzle = 128>
+  %z = arith.constant 0.0 : f32
+  %r:4 = tile.for %i = %c0 to %n step %c1 iter_args(%a0 = %z, %a1 = %z, %a2 = %z, %a3 = %z) -> (f32, f32, f32, f32) {
+    %v = tile.shared_load %p[%c0, %i] : !tile.shared<128xbf16> -> bf16
+    %lo = llvm.insertelement %v, %poison[%c0_i32 : i32] : vector<2xbf16>
+    %hi = llvm.insertelement %v, %lo[%c1_i32 : i32] : vector<2xbf16>
+    %a = llvm.bitcast %hi : vector<2xbf16> to i32
+    hopper.wgmma_fence
+    %d:4 = hopper.wgmma regs(%a, %a, %a, %a), %db n 8 acc(%a0, %a1, %a2, %a3) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    hopper.wgmma_commit
+    tile.yield %d#0, %d#1, %d#2, %d#3 : f32, f32, f32, f32
+  }
+  tile.return
+}
+
+// -----
+
+// A later group committed between the register A's group and the next
+// packing (the next iteration's scores, in attention): the wait leaves it
+// running (wait_group 1). A read of the A registers by another op (the
+// packed value used after the gemm) waits for the group too.
+// CHECK-LABEL: tile.kernel @register_a_later_group
+// CHECK: tile.for
+// CHECK: hopper.wgmma_commit
+// CHECK: hopper.wgmma_wait 1
+// CHECK-NEXT: llvm.insertelement
+// CHECK: hopper.wgmma regs(
+// CHECK-NEXT: hopper.wgmma_commit
+// CHECK-NEXT: hopper.wgmma_wait 0
+// CHECK-NEXT: arith.addi
+// CHECK: tile.yield
+tile.kernel @register_a_later_group(%n: index, %v: bf16) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %b = tile.alloc_shared : !tile.shared<16x64xbf16, swizzle = 128>
+  %s = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %poison = llvm.mlir.poison : vector<2xbf16>
+  %db = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<16x64xbf16, swizzle = 128>
+  %ds = hopper.wgmma_desc %s[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+  %z = arith.constant 0.0 : f32
+  %r:5 = tile.for %i = %c0 to %n step %c1 iter_args(%a0 = %z, %a1 = %z, %a2 = %z, %a3 = %z, %t = %c0_i32) -> (f32, f32, f32, f32, i32) {
+    // The next scores' gemm, started before this iteration's packing.
+    hopper.wgmma_fence
+    %e:4 = hopper.wgmma %ds, %db n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    hopper.wgmma_commit
+    %lo = llvm.insertelement %v, %poison[%c0_i32 : i32] : vector<2xbf16>
+    %hi = llvm.insertelement %v, %lo[%c1_i32 : i32] : vector<2xbf16>
+    %a = llvm.bitcast %hi : vector<2xbf16> to i32
+    hopper.wgmma_fence
+    %d:4 = hopper.wgmma regs(%a, %a, %a, %a), %db n 8 acc(%a0, %a1, %a2, %a3) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    hopper.wgmma_commit
+    %u = arith.addi %a, %t : i32
+    tile.yield %d#0, %d#1, %d#2, %d#3, %u : f32, f32, f32, f32, i32
+  }
+  tile.return
+}
+
+// -----
+
+// A loop whose body starts at a barrier and then writes a tile that a
+// wgmma reads after a second barrier (a fragment stored into a shared tile,
+// in a loop): the write is fenced before the second barrier, so the back
+// edge brings no unfenced write to the first. (The first hazard in program
+// order is that barrier, reached over the back edge before the second
+// barrier's fence is in; the fence it gets is taken out again at the end.)
+// CHECK-LABEL: tile.kernel @fence_once
+// CHECK: tile.for
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.shared_store
+// CHECK-NEXT: hopper.fence_proxy_async
+// CHECK-NEXT: tile.barrier
+// CHECK-NOT: hopper.fence_proxy_async
+// CHECK: tile.return
+tile.kernel @fence_once(%n: index, %x: bf16) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+  %da = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+  %db = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+  %z = arith.constant 0.0 : f32
+  %r = tile.thread_id x
+  tile.for %i = %c0 to %n step %c1 {
+    tile.barrier
+    tile.shared_store %x, %a[%r, %c0] : bf16, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.barrier
+    hopper.wgmma_fence
+    %d:4 = hopper.wgmma %da, %db n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    hopper.wgmma_commit
+    hopper.wgmma_wait 0
+    tile.yield
+  }
+  tile.return
+}
