@@ -11,6 +11,7 @@
 #include "lowering/ConvertHopperOps.h"
 
 #include "llvm/ADT/SetVector.h"
+#include "mlir/IR/Matchers.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 
@@ -577,6 +578,28 @@ void sinkWgmmaDescriptors(ModuleOp module) {
   for (Operation *desc : made)
     if (desc->use_empty())
       desc->erase();
+}
+
+void pinLoopAccumulators(ModuleOp module) {
+  module.walk([](tile::ForOp loop) {
+    for (auto [init, arg] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs())) {
+      // (A wgmma's only f32 operands are its accumulator.)
+      bool accumulates = llvm::any_of(arg.getUsers(), [](Operation *user) {
+        auto wgmma = dyn_cast<hopper::WgmmaOp>(user);
+        return wgmma && !wgmma.getZeroAcc();
+      });
+      if (!accumulates || !init.getType().isF32() || !matchPattern(init, m_Constant()))
+        continue;
+      OpBuilder b(loop);
+      // With side effects: neither merged with its twins (one register
+      // for all would need the copies again) nor moved.
+      auto pinned = LLVM::InlineAsmOp::create(
+          b, loop.getLoc(), init.getType(), ValueRange{init}, "mov.f32 $0, $1;", "=f,f",
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+      loop.getInitArgsMutable()[arg.getArgNumber() - 1].set(pinned.getResult(0));
+    }
+  });
 }
 
 void declareDynamicShared(ModuleOp module) {

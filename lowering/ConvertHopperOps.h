@@ -26,6 +26,16 @@ void populateHopperConversions(mlir::LLVMTypeConverter &converter,
 /// descriptor is live across a loop.
 void sinkWgmmaDescriptors(mlir::ModuleOp module);
 
+/// Gives a loop-carried wgmma accumulator that starts as a constant its own
+/// register before the loop: each such initial value becomes an opaque
+/// `mov.f32` there. With the constants, LLVM copies them into the
+/// accumulator's registers on the edge that skips a loop of no iterations,
+/// in a block of its own that falls into the wgmma wait after the loop, and
+/// ptxas serialises every wgmma of the loop (C7515: the accumulator written
+/// inside a wgmma's pipeline stage). With the moves, the registers are
+/// coalesced and written once, before the loop.
+void pinLoopAccumulators(mlir::ModuleOp module);
+
 /// The LLVM read-modify-write of a tile atomic `kind` on elements of `type`.
 mlir::LLVM::AtomicBinOp atomicBinOp(tile::AtomicKind kind, mlir::Type type);
 

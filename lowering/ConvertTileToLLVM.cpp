@@ -400,6 +400,41 @@ struct LocalStoreOpLowering : ConvertOpToLLVMPattern<tile::LocalStoreOp> {
 // Structured control flow: to scf, which the scf-to-cf patterns take on
 //===----------------------------------------------------------------------===//
 
+/// Two f32 rounded to bf16 (f16) at once: one cvt.rn.bf16x2.f32, whose
+/// 32-bit result holds both halves (the fragment layer makes the pairs, see
+/// passes/fragments/Elementwise.cpp). As asm: LLVM splits a <2 x float>
+/// fptrunc whose halves are used apart back into two conversions.
+struct PairTruncLowering : ConvertOpToLLVMPattern<arith::TruncFOp> {
+  PairTruncLowering(const LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto from = dyn_cast<VectorType>(op.getIn().getType());
+    auto to = dyn_cast<VectorType>(op.getType());
+    if (!from || !to || from.getShape() != ArrayRef<int64_t>{2} ||
+        !from.getElementType().isF32() || op.getRoundingmodeAttr() ||
+        !(to.getElementType().isBF16() || to.getElementType().isF16()))
+      return failure();
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto half = [&](int64_t i) {
+      return LLVM::ExtractElementOp::create(
+          rewriter, loc, adaptor.getIn(),
+          LLVM::ConstantOp::create(rewriter, loc, i32, rewriter.getI32IntegerAttr(i)));
+    };
+    // cvt d, a, b puts a in d's upper half: element 1 (the high bits).
+    std::string text = std::string("cvt.rn.") +
+                       (to.getElementType().isBF16() ? "bf16x2" : "f16x2") + ".f32 $0, $2, $1;";
+    auto both = LLVM::InlineAsmOp::create(
+        rewriter, loc, i32, ValueRange{half(0), half(1)}, text, "=r,f,f",
+        /*has_side_effects=*/false, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    rewriter.replaceOpWithNewOp<LLVM::BitcastOp>(op, to, both.getResult(0));
+    return success();
+  }
+};
+
 struct ForOpLowering : ConvertOpToLLVMPattern<tile::ForOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -603,6 +638,7 @@ struct ConvertTileToLLVM
       minitile::declareDynamicShared(module);
     if (wgmmaDescriptorsAtUse)
       minitile::sinkWgmmaDescriptors(module);
+    minitile::pinLoopAccumulators(module);
     minitile::populateHopperConversions(converter, patterns, wgmmaDescriptorsAtUse);
     if (failed(checkLowerable(module, converter)) ||
         failed(minitile::prepareMathConversions(module)))
@@ -618,7 +654,7 @@ struct ConvertTileToLLVM
                  ElemsToAlignedOpLowering, AtomicOpLowering, SplatOpLowering,
                  AllocLocalOpLowering, LocalLoadOpLowering, LocalStoreOpLowering,
                  ForOpLowering, WhileOpLowering, ConditionOpLowering, IfOpLowering,
-                 YieldOpLowering>(converter);
+                 YieldOpLowering, PairTruncLowering>(converter);
     // ceildivsi and friends expand to arith first; float min/max lower to
     // llvm.minimum/maximum (one min.NaN/max.NaN instruction on sm_80 and
     // later) rather than to compares and selects.

@@ -78,12 +78,19 @@ int64_t numberBefore(llvm::StringRef line, llvm::StringRef unit) {
 
 /// Takes the registers, spills and stack of ptxas -v's report (`text`) into
 /// `result`, the most over its functions; returns the other lines (the
-/// errors and warnings).
+/// errors and warnings); a wgmma serialised goes to `result.serialised`.
 std::string readReport(const std::string &text, PtxasResult &result) {
   std::string rest;
   llvm::SmallVector<llvm::StringRef> lines;
   llvm::StringRef(text).split(lines, '\n', -1, /*KeepEmpty=*/false);
   for (llvm::StringRef line : lines) {
+    // "ptxas info : (C7512) Potential Performance Loss: wgmma.mma_async
+    // instructions are serialized due to ...": an info line in ptxas 13.
+    if (line.contains("Potential Performance Loss")) {
+      llvm::StringRef why = line.drop_until([](char c) { return c == '('; });
+      result.serialised += (result.serialised.empty() ? "" : "; ") + why.trim().str();
+      continue;
+    }
     bool report = line.starts_with("ptxas info") || line.contains("bytes stack frame") ||
                   line.contains("bytes spill");
     if (!report) {
@@ -177,9 +184,8 @@ PtxasResult assembleCubin(const std::string &ptx, const Target &target) {
                            : "died: " + launchError);
     return result;
   }
-  // A warning is an error: ptxas warns where the code it was given is wrong
-  // or slow in a way the compiler must not let through (C7515: a wgmma
-  // whose accumulator registers are touched while it runs, serialised).
+  // A warning is an error: ptxas warns where the code it was given is wrong.
+  // (Its wgmmas serialised, the code is slow, not wrong: `serialised`.)
   if (llvm::StringRef(result.log).contains("warning")) {
     result.warnings = result.log;
     return result;

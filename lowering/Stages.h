@@ -71,9 +71,14 @@ struct PtxasResult {
   bool ok = false;
   std::vector<char> cubin;
   std::string log; // on failure, ptxas's errors or warnings (its -v report left out)
-  /// ptxas's warnings (C7515, a wgmma serialised, among them): a warning
-  /// fails the assembly, as an error does, and is also the log.
+  /// ptxas's warnings: a warning fails the assembly, as an error does, and
+  /// is also the log.
   std::string warnings;
+  /// ptxas's reasons for running a kernel's wgmmas one at a time ("(C7512)
+  /// Potential Performance Loss: ... insufficient register resources ...",
+  /// "; " between two), which ptxas 13 reports on info lines: the kernel
+  /// assembles and is slow, as one that spills.
+  std::string serialised;
   // From ptxas -v, the most over the module's kernels:
   int registers = 0;          // registers a thread
   int64_t spillStoreBytes = 0; // bytes a thread spills to local memory

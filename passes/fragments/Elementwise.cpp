@@ -11,6 +11,7 @@
 #include "passes/fragments/Fragments.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
 
@@ -70,6 +71,33 @@ public:
     for (Value operand : op->getOperands())
       operands.push_back(isFragment(operand) ? &d.read(b, loc, operand) : nullptr);
     Registers out;
+    // f32 to a 16-bit float two registers at a time: one cvt.rn.bf16x2.f32
+    // (f16x2) makes both halves of the 32-bit register a pair is stored or
+    // packed from. (ptxas also serialises the wgmmas of a loop whose
+    // accumulator leaves it through single conversions, C7514.)
+    if (auto trunc = llvm::dyn_cast<arith::TruncFOp>(op);
+        trunc && n % 2 == 0 && trunc.getIn().getType() != element &&
+        llvm::cast<RankedTensorType>(trunc.getIn().getType()).getElementType().isF32() &&
+        (element.isBF16() || element.isF16())) {
+      Type from = VectorType::get({2}, b.getF32Type()), to = VectorType::get({2}, element);
+      for (int64_t r = 0; r < n; r += 2) {
+        Value pair = LLVM::PoisonOp::create(b, loc, from);
+        for (int64_t half = 0; half < 2; ++half)
+          pair = LLVM::InsertElementOp::create(
+              b, loc, pair, (*operands[0])[r + half],
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), half));
+        OperationState state(loc, op->getName());
+        state.addOperands(pair);
+        state.addTypes(to);
+        state.addAttributes(op->getAttrs());
+        Value both = b.create(state)->getResult(0);
+        for (int64_t half = 0; half < 2; ++half)
+          out.push_back(LLVM::ExtractElementOp::create(
+              b, loc, both, arith::ConstantIntOp::create(b, loc, b.getI32Type(), half)));
+      }
+      d.define(result, out);
+      return success();
+    }
     for (int64_t r = 0; r < n; ++r) {
       OperationState state(loc, op->getName());
       for (auto [i, operand] : llvm::enumerate(op->getOperands()))

@@ -171,14 +171,17 @@ std::string parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out
   return "";
 }
 
-std::string describeSpills(const CompileResult &result) {
-  int64_t total = result.spillStoreBytes + result.spillLoadBytes;
-  if (!total)
-    return "";
-  return "spills " + std::to_string(total) + " bytes a thread to local memory (" +
-         std::to_string(result.spillStoreBytes) + " stored, " +
-         std::to_string(result.spillLoadBytes) + " loaded; ptxas -v, " +
-         std::to_string(result.registers) + " registers)";
+std::string describeSlowCode(const CompileResult &result) {
+  std::string text;
+  if (int64_t total = result.spillStoreBytes + result.spillLoadBytes)
+    text = "spills " + std::to_string(total) + " bytes a thread to local memory (" +
+           std::to_string(result.spillStoreBytes) + " stored, " +
+           std::to_string(result.spillLoadBytes) + " loaded; ptxas -v, " +
+           std::to_string(result.registers) + " registers)";
+  if (!result.serialised.empty())
+    text += (text.empty() ? "" : " and ") + std::string("has its wgmmas serialised by ptxas (") +
+            result.serialised + ")";
+  return text;
 }
 
 CompileResult compile(const CompileRequest &request) {
@@ -309,7 +312,12 @@ CompileResult compile(const CompileRequest &request) {
     mlir::TimingScope t = timing.nest("ptxas");
     assembled = assembleCubin(ptx, *target);
     auto spills = [](const PtxasResult &r) { return r.spillStoreBytes + r.spillLoadBytes; };
-    if (mayRetry && assembled->ok && spills(*assembled) > 0) {
+    // (Serialised wgmmas -- for want of registers, often -- count as worse
+    // than any spill.)
+    auto cost = [&](const PtxasResult &r) {
+      return spills(r) + (r.serialised.empty() ? 0 : int64_t(1) << 40);
+    };
+    if (mayRetry && assembled->ok && cost(*assembled) > 0) {
       std::string again;
       StageOptions atUse = opts;
       atUse.printIRAfterAll = false;
@@ -322,7 +330,7 @@ CompileResult compile(const CompileRequest &request) {
         }
       if (!again.empty()) {
         PtxasResult second = assembleCubin(again, *target);
-        const bool better = second.ok && spills(second) < spills(*assembled);
+        const bool better = second.ok && cost(second) < cost(*assembled);
         if (request.remarks)
           llvm::errs() << name << ": remark: spills " << spills(*assembled)
                        << " bytes with its wgmma descriptors hoisted, "
@@ -391,6 +399,7 @@ CompileResult compile(const CompileRequest &request) {
     result.registers = assembled->registers;
     result.spillStoreBytes = assembled->spillStoreBytes;
     result.spillLoadBytes = assembled->spillLoadBytes;
+    result.serialised = assembled->serialised;
   }
   if (request.emit == Emit::cubin) {
     result.binary = std::move(image);

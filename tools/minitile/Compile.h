@@ -50,16 +50,18 @@ struct CompileResult {
   // local memory (stores and loads; 0 is what a fast kernel needs).
   int registers = 0;
   int64_t spillStoreBytes = 0, spillLoadBytes = 0;
+  std::string serialised; // ptxas's reasons for serialising its wgmmas
 };
 
 /// "auto", "hoisted" or "at-use" as a WgmmaDescriptors: "", else the
 /// one-line error for another.
 std::string parseWgmmaDescriptors(const std::string &text, WgmmaDescriptors &out);
 
-/// "" if `result` spills nothing, else one line saying how much
-/// ("spills 24 bytes a thread to local memory (16 stored, 8 loaded; ptxas
-/// -v, 255 registers)").
-std::string describeSpills(const CompileResult &result);
+/// "" if `result` is neither spilling nor serialised, else one line saying
+/// how ("spills 24 bytes a thread to local memory (16 stored, 8 loaded;
+/// ptxas -v, 255 registers)", "has its wgmmas serialised by ptxas ((C7512)
+/// ...)", or both joined by "and").
+std::string describeSlowCode(const CompileResult &result);
 
 /// Instantiates the generator with the parameters and runs the pipeline as
 /// far as `emit` needs. Never throws; errors come back in the result.

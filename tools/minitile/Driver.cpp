@@ -36,9 +36,10 @@ int fail(const std::string &message) {
   return 1;
 }
 
-/// Says on stderr that a kernel spills (it compiles; a fast kernel must not).
-void warnSpills(const CompileRequest &request, const CompileResult &result) {
-  std::string spills = describeSpills(result);
+/// Says on stderr that a kernel spills or has its wgmmas serialised (it
+/// compiles; a fast kernel must do neither).
+void warnSlowCode(const CompileRequest &request, const CompileResult &result) {
+  std::string spills = describeSlowCode(result);
   if (!spills.empty())
     std::cerr << "minitile: warning: " << request.kernel << " (" << describeParams(request)
               << ") " << spills << "\n";
@@ -376,7 +377,7 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
       CompileResult r = compile(one);
       if (!r.ok)
         return fail(r.error + (v.from.empty() ? "" : " (with the values of " + v.from + ")"));
-      warnSpills(one, r);
+      warnSlowCode(one, r);
       // The sizes of each shape the variant won on (the scalars a tuning
       // also records do not choose).
       std::vector<DispatchVariant::Shape> shapes;
@@ -413,7 +414,7 @@ int compileCommand(CompileRequest request, const std::vector<std::string> &param
   } else {
     result = compile(request);
     if (result.ok)
-      warnSpills(request, result);
+      warnSlowCode(request, result);
     else if (variants.size() == 1 && !variants.front().from.empty())
       result.error += " (with the values of " + variants.front().from + ")" +
                       (source.file.empty() ? "; --untuned compiles without the shipped tables"

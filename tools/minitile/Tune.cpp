@@ -892,9 +892,10 @@ std::string tuneCommand(const TuneRequest &request) {
     std::string why = result.error;
     if (result.ok && !points.empty() && !sameArguments(points.front().arguments, result.arguments))
       why = "its arguments differ from those of the first point (" + points.front().params + ")";
-    // A kernel that spills is slow by construction: not worth timing (and
-    // a winner by luck would be a poor table line).
-    if (std::string spills = describeSpills(result);
+    // A kernel that spills, or whose wgmmas ptxas serialises, is slow by
+    // construction: not worth timing (and a winner by luck would be a poor
+    // table line).
+    if (std::string spills = describeSlowCode(result);
         result.ok && why.empty() && !request.allowSpills && !spills.empty())
       why = "it " + spills + " (--allow-spills keeps it)";
     if (why.rfind("error: ", 0) == 0)
