@@ -26,7 +26,8 @@ void populateHopperConversions(mlir::LLVMTypeConverter &converter,
 /// descriptor is live across a loop.
 void sinkWgmmaDescriptors(mlir::ModuleOp module);
 
-/// Gives a loop-carried wgmma accumulator that starts as a constant its own
+/// Gives each f32 that a loop holding wgmmas carries and that starts as a
+/// constant (an accumulator, directly or through other ops) its own
 /// register before the loop: each such initial value becomes an opaque
 /// `mov.f32` there. With the constants, LLVM copies them into the
 /// accumulator's registers on the edge that skips a loop of no iterations,

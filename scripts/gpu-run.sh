@@ -55,7 +55,7 @@ if has tests; then
   fi
   echo "== gpu-fault-tests"; ./gpu-fault-tests 2>&1 | tee "$out/gpu-fault.log" | tail -n 8; [ "${PIPESTATUS[0]}" = 0 ] || status=1
   echo "== launcher-tests"; ./launcher-tests 2>&1 | tee "$out/launcher.log" | tail -n 3; [ "${PIPESTATUS[0]}" = 0 ] || status=1
-  for e in lightning-indexer-example gemm-example softmax-example; do
+  for e in lightning-indexer-example gemm-example softmax-example attention-example; do
     [ -x "$e" ] || continue
     echo "== $e"; ./"$e" 2>&1 | tee "$out/$e.log" | tail -n 12; [ "${PIPESTATUS[0]}" = 0 ] || status=1
   done
@@ -83,6 +83,7 @@ if has tune; then
 fi
 if has peers; then
   [ -f peers/indexer_peers.py ] && { echo "== peers"; PYTHONUNBUFFERED=1 python3 peers/indexer_peers.py 2>&1 | tee "$out/peers.log"; }
+  [ -f peers/attention_peers.py ] && { echo "== attention peers"; PYTHONUNBUFFERED=1 python3 peers/attention_peers.py 2>&1 | tee "$out/attention-peers.log"; }
   [ -f peers/gemm_softmax_peers.py ] && { echo "== gemm/softmax peers"; PYTHONUNBUFFERED=1 python3 peers/gemm_softmax_peers.py 2>&1 | tee "$out/gemm-softmax-peers.log"; }
   [ -f ../bench/topk_torch.py ] && { echo "== torch.topk"; PYTHONUNBUFFERED=1 python3 ../bench/topk_torch.py 2>&1 | tee "$out/topk-torch.log"; }
 fi

@@ -15,7 +15,8 @@ rm -rf "$out" && mkdir -p "$out/cubin"
 cp "$build/tests/gpu-tests" "$build/tests/gpu-fault-tests" "$build/tests/launcher-tests" \
    "$build/bench/minitile-bench" \
    "$build/examples/lightning_indexer/lightning-indexer-example" \
-   "$build/examples/gemm/gemm-example" "$build/examples/softmax/softmax-example" "$out/"
+   "$build/examples/gemm/gemm-example" "$build/examples/softmax/softmax-example" \
+   "$build/examples/attention/attention-example" "$out/"
 for k in $(grep -o 'MINITILE_SHIPPED_KERNELS:INTERNAL=.*' "$build/CMakeCache.txt" | cut -d= -f2 | tr ';' ' '); do
   "$build/tools/minitile" compile "$k" --emit cubin -o "$out/cubin/$k.cubin"
 done
