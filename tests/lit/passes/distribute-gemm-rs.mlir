@@ -18,7 +18,7 @@
 // CHECK-LABEL: tile.kernel @rs
 // CHECK: hopper.wgmma_commit
 // CHECK-NEXT: hopper.wgmma_wait 0
-// CHECK-COUNT-16: arith.truncf %{{.*}} : f32 to bf16
+// CHECK-COUNT-8: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
 // CHECK: %[[L0:.*]] = llvm.insertelement %{{.*}}, %{{.*}}[%c0_i32 : i32] : vector<2xbf16>
 // CHECK: %[[H0:.*]] = llvm.insertelement %{{.*}}, %[[L0]][%c1_i32 : i32] : vector<2xbf16>
 // CHECK: %[[A0:.*]] = llvm.bitcast %[[H0]] : vector<2xbf16> to i32

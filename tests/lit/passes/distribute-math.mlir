@@ -1,6 +1,7 @@
 // RUN: minitile-opt %s --tile-assign-layouts --tile-distribute-fragments --canonicalize --cse | FileCheck %s
 // Math functions and float casts on fragments are elementwise: one scalar
-// op a register, in the layout of the fragment, flags kept.
+// op a register (a pair for f32 to bf16), in the layout of the fragment,
+// flags kept.
 
 // CHECK-LABEL: tile.kernel @k
 tile.kernel @k(%p: !tile.ptr<f32>, %q: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
@@ -13,7 +14,8 @@ tile.kernel @k(%p: !tile.ptr<f32>, %q: !tile.ptr<bf16>, %n: index) attributes {b
   %e = math.exp %x fastmath<afn> : tensor<256xf32>
   // CHECK-COUNT-4: math.rsqrt %{{.*}} : f32
   %r = math.rsqrt %e : tensor<256xf32>
-  // CHECK-COUNT-4: arith.truncf %{{.*}} : f32 to bf16
+  // f32 to a 16-bit float two registers at a time (cvt.rn.bf16x2.f32).
+  // CHECK-COUNT-2: arith.truncf %{{.*}} : vector<2xf32> to vector<2xbf16>
   %t = arith.truncf %r : tensor<256xf32> to tensor<256xbf16>
   // CHECK: tile.store %{{.*}} : bf16, <?xbf16>
   tile.store_tile %t, %b[%c0] : tensor<256xbf16>, !tile.tensor<?xbf16>
