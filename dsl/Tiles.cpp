@@ -323,23 +323,25 @@ void detail::storeShared(const Shared &s, const std::vector<Arg> &idx, const Arg
 // Fragments
 //===----------------------------------------------------------------------===//
 
-Value gemm(const Shared &a, const Shared &b, bool transposeB, Value acc, SourceLoc loc) {
-  KernelState &k = detail::checked(Access::kernelOfShared(a), loc);
-  detail::checked(Access::kernelOfShared(b), loc);
-  if (a.shape().size() != 2 || b.shape().size() != 2)
-    throw Error(loc, "gemm() multiplies matrices; the tiles are " + shapeText(a.shape()) +
-                         " and " + shapeText(b.shape()));
-  int64_t M = a.shape()[0], K = a.shape()[1];
+namespace {
+/// B's extents (K, N) as gemm() reads it; a K that is not A's is an error.
+std::pair<int64_t, int64_t> gemmBExtents(llvm::ArrayRef<int64_t> aShape, const Shared &b,
+                                         bool transposeB, const SourceLoc &loc) {
+  int64_t K = aShape[1];
   int64_t KB = transposeB ? b.shape()[1] : b.shape()[0];
   int64_t N = transposeB ? b.shape()[0] : b.shape()[1];
   if (K != KB)
-    throw Error(loc, "gemm(): A is " + shapeText(a.shape()) + " and B" +
+    throw Error(loc, "gemm(): A is " + shapeText(aShape) + " and B" +
                          (transposeB ? "^T" : "") + " is " + std::to_string(KB) + "x" +
                          std::to_string(N) + ": the K extents " + std::to_string(K) +
                          " and " + std::to_string(KB) + " differ");
-  if (a.dtype() != b.dtype())
-    throw Error(loc, std::string("gemm(): A holds ") + dtypeName(a.dtype()) +
-                         " but B holds " + dtypeName(b.dtype()));
+  return {KB, N};
+}
+
+/// The f32 [M, N] result type of a gemm, and its accumulator (null when
+/// none), checked against it.
+std::pair<mlir::RankedTensorType, mlir::Value>
+gemmResult(KernelState &k, int64_t M, int64_t N, const Value &acc, const SourceLoc &loc) {
   checkFragmentShape({M, N}, loc, "gemm()");
   auto type = mlir::RankedTensorType::get({M, N}, k.b.getF32Type());
   mlir::Value c;
@@ -350,6 +352,22 @@ Value gemm(const Shared &a, const Shared &b, bool transposeB, Value acc, SourceL
       throw Error(loc, "gemm(): the accumulator is " + detail::describe(c.getType()) +
                            " but A x B is " + detail::describe(type));
   }
+  return {type, c};
+}
+} // namespace
+
+Value gemm(const Shared &a, const Shared &b, bool transposeB, Value acc, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfShared(a), loc);
+  detail::checked(Access::kernelOfShared(b), loc);
+  if (a.shape().size() != 2 || b.shape().size() != 2)
+    throw Error(loc, "gemm() multiplies matrices; the tiles are " + shapeText(a.shape()) +
+                         " and " + shapeText(b.shape()));
+  int64_t M = a.shape()[0];
+  int64_t N = gemmBExtents(a.shape(), b, transposeB, loc).second;
+  if (a.dtype() != b.dtype())
+    throw Error(loc, std::string("gemm(): A holds ") + dtypeName(a.dtype()) +
+                         " but B holds " + dtypeName(b.dtype()));
+  auto [type, c] = gemmResult(k, M, N, acc, loc);
   auto op = tile::GemmOp::create(k.b, k.loc(loc), type, sharedValue(a), sharedValue(b), c,
                                  transposeB, /*max_pending=*/nullptr);
   return Access::make(&k, op.getResult());
@@ -369,28 +387,13 @@ Value gemm(const Value &a, const Shared &b, bool transposeB, Value acc, SourceLo
     throw Error(loc, "gemm() multiplies matrices; A is a fragment of " +
                          shapeText(frag.getShape()) + " and B a tile of " +
                          shapeText(b.shape()));
-  int64_t M = frag.getShape()[0], K = frag.getShape()[1];
-  int64_t KB = transposeB ? b.shape()[1] : b.shape()[0];
-  int64_t N = transposeB ? b.shape()[0] : b.shape()[1];
-  if (K != KB)
-    throw Error(loc, "gemm(): A is " + shapeText(frag.getShape()) + " and B" +
-                         (transposeB ? "^T" : "") + " is " + std::to_string(KB) + "x" +
-                         std::to_string(N) + ": the K extents " + std::to_string(K) +
-                         " and " + std::to_string(KB) + " differ");
+  int64_t M = frag.getShape()[0];
+  int64_t N = gemmBExtents(frag.getShape(), b, transposeB, loc).second;
   if (frag.getElementType() != k.type(b.dtype()))
     throw Error(loc, "gemm(): A holds " + detail::describe(frag.getElementType()) +
                          " but B holds " + dtypeName(b.dtype()) + "; cast() A to " +
                          dtypeName(b.dtype()) + " first");
-  checkFragmentShape({M, N}, loc, "gemm()");
-  auto type = mlir::RankedTensorType::get({M, N}, k.b.getF32Type());
-  mlir::Value c;
-  if (acc.valid()) {
-    detail::checked(Access::kernelOf(acc), loc);
-    c = Access::get(acc);
-    if (c.getType() != type)
-      throw Error(loc, "gemm(): the accumulator is " + detail::describe(c.getType()) +
-                           " but A x B is " + detail::describe(type));
-  }
+  auto [type, c] = gemmResult(k, M, N, acc, loc);
   auto op = tile::GemmOp::create(k.b, k.loc(loc), type, x, sharedValue(b), c, transposeB,
                                  /*max_pending=*/nullptr);
   return Access::make(&k, op.getResult());

@@ -73,6 +73,38 @@ bool isZero(ArrayRef<int64_t> basis) {
   return llvm::all_of(basis, [](int64_t x) { return x == 0; });
 }
 
+/// The shared tile's element at `indices` + `offset` + `c` (a register's
+/// coordinate): its row (the outer indices flattened, as tile.shared_load
+/// and tile.shared_store count them) and column, and whether it is inside
+/// the tile of `shape` (not computed, true, when `known` says it is).
+struct SharedElement {
+  Value row, col, inside;
+};
+SharedElement sharedElementAt(OpBuilder &b, Location loc, ValueRange indices,
+                              ArrayRef<Value> offset, const Coord &c, ArrayRef<int64_t> shape,
+                              bool known = false) {
+  SharedElement e{Distributor::index(b, loc, 0), Value(),
+                  arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1)};
+  for (unsigned dim = 0; dim < c.size(); ++dim) {
+    Value i = arith::AddIOp::create(
+        b, loc, indices[dim],
+        arith::AddIOp::create(b, loc, offset[dim], Distributor::index(b, loc, c[dim])));
+    if (!known) {
+      Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
+                                       Distributor::index(b, loc, 0));
+      Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
+                                       Distributor::index(b, loc, shape[dim]));
+      e.inside = arith::AndIOp::create(b, loc, e.inside, arith::AndIOp::create(b, loc, lo, hi));
+    }
+    if (dim + 1 < c.size())
+      e.row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, e.row, Distributor::index(b, loc, shape[dim])), i);
+    else
+      e.col = i;
+  }
+  return e;
+}
+
 class MemoryFamily : public FragmentFamily {
 public:
   bool handles(Operation *op) const override {
@@ -168,24 +200,8 @@ private:
       Coord c = l.coordinate(r, 0, 0);
       auto it = loaded.find(c);
       if (it == loaded.end()) {
-        Value inside = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-        Value row = Distributor::index(b, loc, 0), col;
-        for (unsigned dim = 0; dim < c.size(); ++dim) {
-          Value i = arith::AddIOp::create(
-              b, loc, op.getIndices()[dim],
-              arith::AddIOp::create(b, loc, offset[dim], Distributor::index(b, loc, c[dim])));
-          Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
-                                           Distributor::index(b, loc, 0));
-          Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
-                                           Distributor::index(b, loc, shape[dim]));
-          inside = arith::AndIOp::create(b, loc, inside, arith::AndIOp::create(b, loc, lo, hi));
-          if (dim + 1 < c.size())
-            row = arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(b, loc, row, Distributor::index(b, loc, shape[dim])), i);
-          else
-            col = i;
-        }
+        auto [row, col, inside] =
+            sharedElementAt(b, loc, op.getIndices(), offset, c, shape);
         Value v = loadOrPad(b, loc, inside, element, padding, [&](OpBuilder &then) {
           return SharedLoadOp::create(then, loc, element, op.getTile(), row, col);
         });
@@ -264,26 +280,8 @@ private:
         continue;
       // The element's row (outer indices flattened, as tile.shared_store
       // counts them) and column, and whether it is inside the tile.
-      Value within = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
-      Value row = Distributor::index(b, loc, 0), col;
-      for (unsigned dim = 0; dim < c.size(); ++dim) {
-        Value i = arith::AddIOp::create(
-            b, loc, op.getIndices()[dim],
-            arith::AddIOp::create(b, loc, offset[dim], Distributor::index(b, loc, c[dim])));
-        if (!inside) {
-          Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
-                                           Distributor::index(b, loc, 0));
-          Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
-                                           Distributor::index(b, loc, shape[dim]));
-          within = arith::AndIOp::create(b, loc, within, arith::AndIOp::create(b, loc, lo, hi));
-        }
-        if (dim + 1 < c.size())
-          row = arith::AddIOp::create(
-              b, loc, arith::MulIOp::create(b, loc, row, Distributor::index(b, loc, shape[dim])),
-              i);
-        else
-          col = i;
-      }
+      auto [row, col, within] =
+          sharedElementAt(b, loc, op.getIndices(), offset, c, shape, inside);
       Value v = values[r];
       if (lanes > 1) {
         v = LLVM::PoisonOp::create(b, loc, VectorType::get({lanes}, element));
