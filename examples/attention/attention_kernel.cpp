@@ -26,6 +26,8 @@ struct Attention : Generator {
   Param<bool> causal{"causal", false, "key j attends only to queries i >= j"};
   Param<int> blockN{"block_n", 128, {64, 128}, "keys per tile"};
   Param<int> stages{"stages", 2, 1, 4, "K/V tiles in flight"};
+  Param<bool> fast{"fast_math", true,
+                   "exp2 by ex2.approx.ftz (docs/MATH.md), else libdevice's; log likewise"};
 
   void generate(Kernel &k) override {
     const int BM = 128, BN = blockN, D = headDim;
@@ -37,6 +39,7 @@ struct Attention : Generator {
     Tensor o = k.tensor("o", DType::bf16, {B, H, S, D});
     Tensor lse = k.tensor("lse", DType::f32, {B, H, S});
     k.require(H % Hkv == 0, "H_kv must divide H");
+    k.fastMath(fast);
     k.threads(2 * 128);
     Value tiles = ceildiv(S, BM);
     k.grid(tiles, B * H);
@@ -51,7 +54,8 @@ struct Attention : Generator {
     copy(qh, {m0, 0}, qs);
     // Scores in the base-2 domain: exp(x * scale) = exp2(x * scale * log2(e)).
     Value c = scale * float(M_LOG2E);
-    Value rows = m0 + iota({BM, BN}, 0, DType::index);
+    // (In 32 bits: a thread's coordinates are then one register each.)
+    Value row = iota({BM, BN}, 0), col = iota({BM, BN}, 1);
     Value keys = causal ? min(S, m0 + BM) : S;
     Value negInfRow = broadcast(negInf(), {BM}), zeroRow = broadcast(0.0, {BM});
 
@@ -63,15 +67,21 @@ struct Attention : Generator {
           Value n0 = j * BN;
           copy(kh, {n0, 0}, ks);
           copy(vh, {n0, 0}, vs);
-          Value s = gemm(qs, ks, /*transposeB=*/true) * c;                   // [BM, BN]
-          Value cols = n0 + iota({BM, BN}, 1, DType::index);
-          Value valid = causal ? (cols < S && cols <= rows) : cols < S;
+          Value s = gemm(qs, ks, /*transposeB=*/true);                        // [BM, BN]
+          // Key n0 + col is valid below S, or -- causal -- at most query
+          // m0 + row (which is below S in the rows stored): the tile's
+          // coordinates against a bound of the tile's, so that the
+          // coordinates are made once, before the loop.
+          Value valid = causal ? col - row <= cast(m0 - n0, DType::i32)
+                               : col < cast(S - n0, DType::i32);
           s = select(valid, s, negInf());
+          // m: the running maximum of the unscaled scores (c > 0 keeps the
+          // order), so that c * s - c * m is one fma a score.
           Value mNew = max(m, reduceMax(s, 1));                                 // [BM]
           // A row with no key yet keeps m = -inf: subtract 0 there, not -inf.
-          Value mSafe = select(mNew == negInf(), 0.0, mNew);
-          Value p = exp2(s - broadcast(mSafe, {BM, BN}, {0}));
-          Value alpha = exp2(m - mSafe);
+          Value mc = select(mNew == negInf(), 0.0, mNew * c);
+          Value p = exp2(s * c - broadcast(mc, {BM, BN}, {0}));
+          Value alpha = exp2(m * c - mc);
           l = l * alpha + reduceSum(p, 1);
           acc = acc * broadcast(alpha, {BM, D}, {0});
           acc = gemm(cast(p, DType::bf16), vs, /*transposeB=*/false, acc);   // += P V
@@ -81,8 +91,8 @@ struct Attention : Generator {
     Value acc = out[0], m = out[1], l = out[2];
     Value inv = select(l > 0.0, 1.0 / l, 0.0);
     storeTile(oh, {m0, 0}, cast(acc * broadcast(inv, {BM, D}, {0}), DType::bf16));
-    // log(l) + m / log2(e): the natural log of sum_j exp(scale * s_ij).
-    storeTile(lh, {m0}, select(l > 0.0, log(l) + m * float(M_LN2), negInf()));
+    // log(l) + scale * m: the natural log of sum_j exp(scale * s_ij).
+    storeTile(lh, {m0}, select(l > 0.0, log(l) + m * scale, negInf()));
   }
 };
 MINITILE_KERNEL(Attention, "attention",
