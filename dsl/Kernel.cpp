@@ -925,6 +925,45 @@ void Kernel::if_(Arg cond, const std::function<void()> &then,
     region(op.getElseRegion(), otherwise);
 }
 
+Value Kernel::ifElse(Arg cond, const std::function<Value()> &then,
+                     const std::function<Value()> &otherwise) {
+  KernelState &k = checked(id_, cond.loc());
+  mlir::Value c = detail::materialize(k, cond, k.b.getI1Type(), "ifElse()");
+  if (!c.getType().isInteger(1))
+    throw Error(cond.loc(), "ifElse() takes a bool, not " + detail::describe(c.getType()));
+  if (!then || !otherwise)
+    throw Error(cond.loc(), "ifElse() needs both branches (if_() runs one without a value)");
+  // The branches are built first, into an if without results, whose regions
+  // then move to the if of the type they yield.
+  auto draft = tile::IfOp::create(k.b, k.loc(cond.loc()), mlir::TypeRange(), c);
+  mlir::Value yielded[2];
+  auto region = [&](mlir::Region &r, const std::function<Value()> &body, int which) {
+    mlir::Block &block = r.emplaceBlock();
+    buildInto(k, block, [&] {
+      Value v = body();
+      if (!v.valid())
+        throw Error(cond.loc(), std::string("ifElse(): the ") + (which ? "else" : "then") +
+                                    " branch gave no value");
+      detail::checked(Access::kernelOf(v), cond.loc());
+      yielded[which] = Access::get(v);
+      tile::YieldOp::create(k.b, draft.getLoc(), yielded[which]);
+    });
+  };
+  region(draft.getThenRegion(), then, 0);
+  region(draft.getElseRegion(), otherwise, 1);
+  if (yielded[0].getType() != yielded[1].getType()) {
+    std::string why = "ifElse(): the branches give " + detail::describe(yielded[0].getType()) +
+                      " and " + detail::describe(yielded[1].getType());
+    draft.erase();
+    throw Error(cond.loc(), why);
+  }
+  auto op = tile::IfOp::create(k.b, draft.getLoc(), mlir::TypeRange{yielded[0].getType()}, c);
+  op.getThenRegion().takeBody(draft.getThenRegion());
+  op.getElseRegion().takeBody(draft.getElseRegion());
+  draft.erase();
+  return Access::make(&k, op.getResult(0));
+}
+
 void Kernel::while_(const std::function<Value()> &cond,
                     const std::function<void()> &body, SourceLoc loc) {
   KernelState &k = checked(id_, loc);

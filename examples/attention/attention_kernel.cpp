@@ -72,9 +72,15 @@ struct Attention : Generator {
           // m0 + row (which is below S in the rows stored): the tile's
           // coordinates against a bound of the tile's, so that the
           // coordinates are made once, before the loop.
-          Value valid = causal ? col - row <= cast(m0 - n0, DType::i32)
-                               : col < cast(S - n0, DType::i32);
-          s = select(valid, s, negInf());
+          auto masked = [&] {
+            Value valid = causal ? col - row <= cast(m0 - n0, DType::i32)
+                                 : col < cast(S - n0, DType::i32);
+            return select(valid, s, negInf());
+          };
+          // Without causal, only the last tile is masked (the one S cuts
+          // through). Causal masks every tile: the branch around the mask
+          // made ptxas spill 48 bytes a thread there.
+          s = causal ? masked() : k.ifElse(n0 + BN > S, masked, [&] { return s; });
           // m: the running maximum of the unscaled scores (c > 0 keeps the
           // order), so that c * s - c * m is one fma a score.
           Value mNew = max(m, reduceMax(s, 1));                                 // [BM]

@@ -353,6 +353,34 @@ TEST(Dsl, FillUsesVectorStores) {
 // Misuse: each reports the user's line and names the problem
 //===----------------------------------------------------------------------===//
 
+TEST(Dsl, IfElseGivesTheBranchTakensValue) {
+  std::string ir = build([](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    Value i = k.threadId();
+    Value v = x(i);
+    x(i) = k.ifElse(i < 7, [&] { return v * 2.0; }, [&] { return v; });
+  });
+  // One if with a result, each region yielding its value; nothing left of
+  // the if the branches were built in first.
+  EXPECT_NE(ir.find("= tile.if %"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("-> (f32)"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tile.if %", ir.find("tile.if %") + 1), std::string::npos) << ir;
+}
+
+TEST(DslMisuse, IfElseBranchesOfDifferentTypes) {
+  unsigned line = 0;
+  expectDslError(line, "ifElse(): the branches give f32 and index", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor x = k.tensor("x", DType::f32, {n});
+    launch(k, n);
+    Value i = k.threadId();
+    line = __LINE__ + 1;
+    k.ifElse(i < 7, [&] { return x(i); }, [&] { return i; });
+  });
+}
+
 TEST(DslMisuse, WrongRank) {
   unsigned line = 0;
   expectDslError(line, "'x' has rank 1 but is indexed with 2 indices", [&](Kernel &k) {

@@ -535,6 +535,15 @@ public:
   /// Runs `then` where `cond` holds, else `otherwise` (if given).
   void if_(Arg cond, const std::function<void()> &then,
            const std::function<void()> &otherwise = {});
+  /// The value `then` gives where `cond` holds, else the one `otherwise`
+  /// gives (of the same type: a scalar or a fragment); only the branch
+  /// taken runs. Work only some iterations need -- a mask at the edge
+  /// of a loop's range, say -- costs the others nothing:
+  ///
+  ///   s = k.ifElse(j == last, [&] { return select(valid, s, negInf()); },
+  ///                [&] { return s; });
+  Value ifElse(Arg cond, const std::function<Value()> &then,
+               const std::function<Value()> &otherwise);
   /// Runs `body` as long as `cond()`, evaluated before each iteration,
   /// gives true. Values carry from one iteration to the next through
   /// variables (var()) and shared tiles. Where the body holds a barrier or
