@@ -13,6 +13,10 @@
 #include "passes/Passes.h"
 #include "passes/fragments/Fragments.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+#include <array>
+
 namespace minitile::tile {
 #define GEN_PASS_DEF_TILEDISTRIBUTEFRAGMENTS
 #include "passes/Passes.h.inc"
@@ -71,6 +75,14 @@ namespace minitile::tile {
 
 Value Distributor::index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value Distributor::pair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  Value v = LLVM::PoisonOp::create(b, loc, VectorType::get({2}, lo.getType()));
+  for (auto [i, half] : llvm::enumerate(std::array<Value, 2>{lo, hi}))
+    v = LLVM::InsertElementOp::create(b, loc, v, half,
+                                      arith::ConstantIntOp::create(b, loc, b.getI32Type(), i));
+  return v;
 }
 
 OpBuilder::InsertPoint Distributor::invariantPoint(OpBuilder &b, ValueRange operands) {

@@ -76,18 +76,13 @@ public:
     // packed from. (ptxas also serialises the wgmmas of a loop whose
     // accumulator leaves it through single conversions, C7514.)
     if (auto trunc = llvm::dyn_cast<arith::TruncFOp>(op);
-        trunc && n % 2 == 0 && trunc.getIn().getType() != element &&
+        trunc && n % 2 == 0 &&
         llvm::cast<RankedTensorType>(trunc.getIn().getType()).getElementType().isF32() &&
         (element.isBF16() || element.isF16())) {
-      Type from = VectorType::get({2}, b.getF32Type()), to = VectorType::get({2}, element);
+      Type to = VectorType::get({2}, element);
       for (int64_t r = 0; r < n; r += 2) {
-        Value pair = LLVM::PoisonOp::create(b, loc, from);
-        for (int64_t half = 0; half < 2; ++half)
-          pair = LLVM::InsertElementOp::create(
-              b, loc, pair, (*operands[0])[r + half],
-              arith::ConstantIntOp::create(b, loc, b.getI32Type(), half));
         OperationState state(loc, op->getName());
-        state.addOperands(pair);
+        state.addOperands(Distributor::pair(b, loc, (*operands[0])[r], (*operands[0])[r + 1]));
         state.addTypes(to);
         state.addAttributes(op->getAttrs());
         Value both = b.create(state)->getResult(0);

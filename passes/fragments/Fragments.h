@@ -136,6 +136,10 @@ public:
 
   /// An index constant.
   static mlir::Value index(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+  /// The two-element vector {lo, hi} (two registers packed into one 32-bit
+  /// register's halves, or two f32 converted at once).
+  static mlir::Value pair(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo,
+                          mlir::Value hi);
 
   /// Where to build a pure op of `operands` that `b` would build inside
   /// loops (tile.for, tile.pipelined, tile.while; tile.ifs between them are

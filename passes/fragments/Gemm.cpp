@@ -105,17 +105,12 @@ public:
         return gemm.emitOpError("takes A from registers in wgmma's A-operand layout ")
                << want << ", not " << d.layout(gemm.getA());
       const Registers &aRegs = d.read(b, loc, gemm.getA());
-      Type pair = VectorType::get({2}, bt.getElementType());
       for (int64_t k = 0; k < K / 16; ++k) {
         std::array<Value, 4> step;
-        for (int64_t q = 0; q < 4; ++q) {
-          Value v = LLVM::PoisonOp::create(b, loc, pair);
-          for (int64_t half = 0; half < 2; ++half)
-            v = LLVM::InsertElementOp::create(
-                b, loc, v, aRegs[8 * k + 2 * q + half],
-                arith::ConstantIntOp::create(b, loc, b.getI32Type(), half));
-          step[q] = LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
-        }
+        for (int64_t q = 0; q < 4; ++q)
+          step[q] = LLVM::BitcastOp::create(
+              b, loc, b.getI32Type(),
+              Distributor::pair(b, loc, aRegs[8 * k + 2 * q], aRegs[8 * k + 2 * q + 1]));
         packedA.push_back(step);
       }
     }

@@ -74,6 +74,16 @@ using minitile::rt::DeviceBuffer;
 
 namespace {
 
+/// Adds to `wrong` each element of `got` from `from` on that is no longer
+/// the poison it was filled with (the first few reported): the elements
+/// past the m rows of `name`, which the kernel must not write.
+void expectUnwrittenPast(const std::vector<float> &got, size_t from, const char *name,
+                         int64_t &wrong) {
+  for (size_t e = from; e < got.size(); ++e)
+    if (bits(got[e]) != kPoison && wrong++ < 5)
+      ADD_FAILURE() << name << "'s element " << e << " (past the rows) written: " << got[e];
+}
+
 std::vector<float> randoms(size_t n) {
   std::uniform_real_distribution<float> d(-2, 2);
   std::vector<float> v(n);
@@ -513,9 +523,7 @@ TEST(FragmentCodegen, CooperativeLoopsDealTheGemmsOut) {
             ADD_FAILURE() << "c[" << r << ", " << j << "] = " << g << ", want " << want;
         }
       // Nothing written past the m rows.
-      for (size_t e = size_t(m * n); e < got.size(); ++e)
-        if (bits(got[e]) != kPoison && wrong++ < 5)
-          ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];
+      expectUnwrittenPast(got, size_t(m * n), "c", wrong);
       EXPECT_EQ(wrong, 0);
     }
 }
@@ -572,9 +580,7 @@ TEST(FragmentCodegen, GemmWithBStoredKN) {
               ADD_FAILURE() << "c[" << r << ", " << j << "] = " << g << ", want " << want;
           }
         // Nothing written past the m rows.
-        for (size_t e = size_t(m * n); e < got.size(); ++e)
-          if (bits(got[e]) != kPoison && wrong++ < 5)
-            ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];
+        expectUnwrittenPast(got, size_t(m * n), "c", wrong);
         EXPECT_EQ(wrong, 0);
       }
 }
@@ -656,9 +662,7 @@ TEST(FragmentCodegen, GemmWithRegisterA) {
               ADD_FAILURE() << "o[" << r << ", " << c << "] = " << g << ", want " << want;
           }
         }
-        for (size_t e = size_t(m * n); e < got.size(); ++e)
-          if (bits(got[e]) != kPoison && wrong++ < 5)
-            ADD_FAILURE() << "o's element " << e << " (past the rows) written: " << got[e];
+        expectUnwrittenPast(got, size_t(m * n), "o", wrong);
         EXPECT_EQ(wrong, 0);
       }
 }
@@ -729,9 +733,7 @@ TEST(FragmentCodegen, StoreTileIntoSharedTile) {
             if (!(std::fabs(g - want) <= 1e-5 * scale + 1e-6) && wrong++ < 5)
               ADD_FAILURE() << "c[" << r << ", " << j << "] = " << g << ", want " << want;
           }
-        for (size_t e = size_t(m * n); e < got.size(); ++e)
-          if (bits(got[e]) != kPoison && wrong++ < 5)
-            ADD_FAILURE() << "c's element " << e << " (past the rows) written: " << got[e];
+        expectUnwrittenPast(got, size_t(m * n), "c", wrong);
         EXPECT_EQ(wrong, 0);
       }
 }

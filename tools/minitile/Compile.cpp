@@ -312,12 +312,12 @@ CompileResult compile(const CompileRequest &request) {
     mlir::TimingScope t = timing.nest("ptxas");
     assembled = assembleCubin(ptx, *target);
     auto spills = [](const PtxasResult &r) { return r.spillStoreBytes + r.spillLoadBytes; };
-    // (Serialised wgmmas -- for want of registers, often -- count as worse
-    // than any spill.)
+    // Serialised wgmmas -- for want of registers, often -- are worse than
+    // any spill: (serialised, bytes spilled), compared in that order.
     auto cost = [&](const PtxasResult &r) {
-      return spills(r) + (r.serialised.empty() ? 0 : int64_t(1) << 40);
+      return std::pair(!r.serialised.empty(), spills(r));
     };
-    if (mayRetry && assembled->ok && cost(*assembled) > 0) {
+    if (mayRetry && assembled->ok && cost(*assembled) > std::pair(false, int64_t(0))) {
       std::string again;
       StageOptions atUse = opts;
       atUse.printIRAfterAll = false;

@@ -39,10 +39,10 @@ int fail(const std::string &message) {
 /// Says on stderr that a kernel spills or has its wgmmas serialised (it
 /// compiles; a fast kernel must do neither).
 void warnSlowCode(const CompileRequest &request, const CompileResult &result) {
-  std::string spills = describeSlowCode(result);
-  if (!spills.empty())
+  std::string slow = describeSlowCode(result);
+  if (!slow.empty())
     std::cerr << "minitile: warning: " << request.kernel << " (" << describeParams(request)
-              << ") " << spills << "\n";
+              << ") " << slow << "\n";
 }
 
 /// "a directory", "a FIFO", ...: what lstat() says a path that is not a

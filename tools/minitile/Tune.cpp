@@ -895,9 +895,9 @@ std::string tuneCommand(const TuneRequest &request) {
     // A kernel that spills, or whose wgmmas ptxas serialises, is slow by
     // construction: not worth timing (and a winner by luck would be a poor
     // table line).
-    if (std::string spills = describeSlowCode(result);
-        result.ok && why.empty() && !request.allowSpills && !spills.empty())
-      why = "it " + spills + " (--allow-spills keeps it)";
+    if (std::string slow = describeSlowCode(result);
+        result.ok && why.empty() && !request.allowSpills && !slow.empty())
+      why = "it " + slow + " (--allow-spills keeps it)";
     if (why.rfind("error: ", 0) == 0)
       why = why.substr(7);
     if (!why.empty())
