@@ -222,8 +222,8 @@ PointerAccess minitile::tile::pointerAccess(Value tensor) {
     for (OpOperand &use : t.getUses()) {
       Operation *op = use.getOwner();
       if (auto copy = llvm::dyn_cast<CopyOp>(op);
-          copy && use.get() == copy.getSource()) {
-        access.read = true; // into shared memory
+          copy && (use.get() == copy.getSource() || use.get() == copy.getRows())) {
+        access.read = true; // into shared memory, or the rows it gathers
         continue;
       }
       if (isMemoryEffectFree(op)) {
@@ -335,12 +335,23 @@ void LoadOp::getEffects(
 }
 
 LogicalResult StoreOp::verify() {
-  return verifyAccess(*this, getTensor().getType(), getIndices(),
-                      getValue().getType());
+  if (failed(verifyAccess(*this, getTensor().getType(), getIndices(), getValue().getType())))
+    return failure();
+  if (getAdd()) {
+    Type t = getValue().getType();
+    auto vec = llvm::dyn_cast<VectorType>(t);
+    if (!(vec ? vec.getElementType() : t).isF32() ||
+        (vec && vec.getNumElements() != 2 && vec.getNumElements() != 4))
+      return emitOpError("adds f32, or vectors of 2 or 4 of them, not ") << t;
+  }
+  return success();
 }
 
 void StoreOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getAdd()) // reads what it adds to
+    effects.emplace_back(MemoryEffects::Read::get(), &getTensorMutable(),
+                         SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), &getTensorMutable(),
                        SideEffects::DefaultResource::get());
 }
@@ -629,6 +640,21 @@ LogicalResult CopyOp::verify() {
     return emitOpError("a box of [")
            << box << "] does not fill a tile of [" << dst.getShape()
            << "] (its outer extents flatten onto the tile's rows)";
+  if (!getRows()) {
+    if (!getRowIndices().empty())
+      return emitOpError("has row indices but no rows tensor");
+    return success();
+  }
+  auto rows = llvm::cast<GlobalTensorType>(getRows().getType());
+  if (src.getRank() != 2)
+    return emitOpError("gathers rows of a rank-2 tensor, not of a rank-")
+           << src.getRank() << " one (slice it first)";
+  if (!rows.getElementType().isInteger(32))
+    return emitOpError("gathers rows by an i32 index tensor, not ")
+           << rows.getElementType();
+  if (getRowIndices().size() != rows.getRank())
+    return emitOpError("indexes its rank-") << rows.getRank() << " rows tensor with "
+                                            << getRowIndices().size() << " indices";
   return success();
 }
 
@@ -730,13 +756,36 @@ LogicalResult StoreTileOp::verify() {
         !mask.getElementType().isInteger(1))
       return emitOpError("the mask is an i1 fragment of the value's shape");
   }
+  if (getAdd() && !getValue().getType().getElementType().isF32())
+    return emitOpError("adds an f32 fragment, not one of ")
+           << getValue().getType().getElementType();
+  if (!getRows()) {
+    if (!getRowIndices().empty())
+      return emitOpError("has row indices but no rows tensor");
+    return success();
+  }
+  auto rows = llvm::cast<GlobalTensorType>(getRows().getType());
+  if (getDest().getType().getRank() != 2)
+    return emitOpError("writes gathered rows of a rank-2 tensor, not of a rank-")
+           << getDest().getType().getRank() << " one (slice it first)";
+  if (!rows.getElementType().isInteger(32))
+    return emitOpError("picks rows by an i32 index tensor, not ") << rows.getElementType();
+  if (getRowIndices().size() != rows.getRank())
+    return emitOpError("indexes its rank-") << rows.getRank() << " rows tensor with "
+                                            << getRowIndices().size() << " indices";
   return success();
 }
 
 void StoreTileOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+  if (getAdd()) // reads what it adds to
+    effects.emplace_back(MemoryEffects::Read::get(), &getDestMutable(),
+                         SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(), &getDestMutable(),
                        SideEffects::DefaultResource::get());
+  if (getRows())
+    effects.emplace_back(MemoryEffects::Read::get(), &getRowsMutable()[0],
+                         SideEffects::DefaultResource::get());
 }
 
 LogicalResult SharedStoreTileOp::verify() {

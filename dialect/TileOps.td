@@ -439,6 +439,9 @@ def Tile_StoreOp : Tile_Op<"store", [Tile_InKernel,
   let description = [{
     A `vector<N x T>` value writes elements `[i_last, i_last + N)` of the
     innermost dimension; their address must be aligned to `N * sizeof(T)`.
+    With `add` (f32, or a vector of 2 or 4 of them) the value is added to
+    the elements instead, each in one indivisible step (a relaxed
+    reduction: `red.global.add`), returning nothing.
 
     ```mlir
     tile.kernel @store(%p: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
@@ -450,14 +453,15 @@ def Tile_StoreOp : Tile_Op<"store", [Tile_InKernel,
       %ones = tile.splat %one : vector<4xf32>
       tile.store %ones, %v[%r, %c0] : vector<4xf32>, !tile.tensor<?x4xf32>
       tile.store %one, %v[%r, %c0] : f32, !tile.tensor<?x4xf32>
+      tile.store add %ones, %v[%c0, %c0] : vector<4xf32>, !tile.tensor<?x4xf32>
       tile.return
     }
     ```
   }];
   let arguments = (ins AnyType:$value, Tile_AnyTensor:$tensor,
-                       Variadic<Index>:$indices);
+                       Variadic<Index>:$indices, UnitAttr:$add);
   let assemblyFormat = [{
-    $value `,` $tensor `[` $indices `]` attr-dict `:` type($value) `,` type($tensor)
+    (`add` $add^)? $value `,` $tensor `[` $indices `]` attr-dict `:` type($value) `,` type($tensor)
   }];
   let hasVerifier = 1;
 }
@@ -853,8 +857,8 @@ def Tile_AllocSharedOp : Tile_Op<"alloc_shared", [Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
-def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel]> {
-  let summary = "copies a box of a global tensor into a shared tile";
+def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
+  let summary = "copies a box of a global tensor, or gathered rows of it, into a shared tile";
   let description = [{
     The box starts at `indices` and has the extents `box` (one per tensor
     dimension); its outer dimensions flatten onto the rows of the shared tile
@@ -876,11 +880,43 @@ def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel]> {
       tile.return
     }
     ```
+
+    A gathered copy (`rows` given) copies rows chosen by an i32 index
+    tensor: the source has rank 2, and tile row `r` is source row
+    `indices[0] + rows[row_indices[0], ..., row_indices[-1] + r]`, columns
+    `indices[1]` on. A row whose index is negative, or lies past the end of
+    `rows`' innermost dimension, reads as zeros, as does one outside the
+    source. On the TMA each row is a box of its own. Here the 64 kv rows
+    that query `s` selected, from slot `j` on:
+
+    ```mlir
+    tile.kernel @gather(%kv: !tile.ptr<bf16>, %idx: !tile.ptr<i32>, %S: index, %K: index, %s: index, %j: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c128 = arith.constant 128 : index
+      %v = tile.view %kv sizes(%S) strides(%c128) : !tile.ptr<bf16> -> !tile.tensor<?x128xbf16>
+      %i = tile.view %idx sizes(%S, %K) strides(%K) : !tile.ptr<i32> -> !tile.tensor<?x?xi32>
+      %t = tile.alloc_shared : !tile.shared<64x128xbf16, swizzle = 128>
+      tile.copy %v[%c0, %c0] to %t box [64, 128] rows %i[%s, %j] : !tile.tensor<?x128xbf16>, !tile.shared<64x128xbf16, swizzle = 128>, !tile.tensor<?x?xi32>
+      tile.return
+    }
+    ```
   }];
   let arguments = (ins Tile_AnyTensor:$source, Variadic<Index>:$indices,
-                       Tile_AnyShared:$dest, DenseI64ArrayAttr:$box);
+                       Tile_AnyShared:$dest, DenseI64ArrayAttr:$box,
+                       Optional<Tile_AnyTensor>:$rows, Variadic<Index>:$row_indices);
   let assemblyFormat = [{
-    $source `[` $indices `]` `to` $dest `box` $box attr-dict `:` type($source) `,` type($dest)
+    $source `[` $indices `]` `to` $dest `box` $box (`rows` $rows^ `[` $row_indices `]`)? attr-dict `:` type($source) `,` type($dest) (`,` type($rows)^)?
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$source, "::mlir::ValueRange":$indices,
+                   "::mlir::Value":$dest, "::llvm::ArrayRef<int64_t>":$box), [{
+      build($_builder, $_state, source, indices, dest, $_builder.getDenseI64ArrayAttr(box),
+            ::mlir::Value(), ::mlir::ValueRange());
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Whether the copy gathers rows through an index tensor.
+    bool isGather() { return static_cast<bool>(getRows()); }
   }];
   let hasVerifier = 1;
 }
@@ -989,29 +1025,48 @@ def Tile_SharedLoadTileOp : Tile_Op<"shared_load_tile", [Tile_InKernel,
 
 def Tile_StoreTileOp : Tile_Op<"store_tile", [Tile_InKernel, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
-  let summary = "writes a fragment to a box of a global tensor";
+  let summary = "writes (or adds) a fragment to a box, or to gathered rows, of a global tensor";
   let description = [{
     Elements outside the tensor, and where `mask` is false, are not written.
+    With `add` (f32) each element is added to the tensor's, in one
+    indivisible step (red.global.add; two or four at a time where a thread
+    holds them side by side): partial sums from many blocks meet there.
+    With `rows` (an i32 index tensor; the destination has rank 2, as for a
+    gathered tile.copy) fragment row `r` goes to row `indices[0] +
+    rows[row_indices[0], ..., row_indices[-1] + r]`; a row whose index is
+    negative, or lies past the end of `rows`' innermost dimension, is not
+    written. Rows may repeat: with `add` every addition lands.
 
     ```mlir
-    tile.kernel @store_tile(%o: !tile.ptr<f32>, %S: index, %T: index) attributes {block = array<i32: 128, 1, 1>} {
+    tile.kernel @store_tile(%o: !tile.ptr<f32>, %i: !tile.ptr<i32>, %S: index, %T: index) attributes {block = array<i32: 128, 1, 1>} {
       %c0 = arith.constant 0 : index
       %v = tile.view %o sizes(%S, %T) strides(%T) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+      %idx = tile.view %i sizes(%S) strides() : !tile.ptr<i32> -> !tile.tensor<?xi32>
       %x = arith.constant dense<1.0> : tensor<16x64xf32>
       %col = tile.iota axis 1 : tensor<16x64xi32>
       %c32 = arith.constant dense<32> : tensor<16x64xi32>
       %left = arith.cmpi slt, %col, %c32 : tensor<16x64xi32>
       tile.store_tile %x, %v[%c0, %c0] : tensor<16x64xf32>, !tile.tensor<?x?xf32>
       tile.store_tile %x, %v[%c0, %c0] mask %left : tensor<16x64xf32>, !tile.tensor<?x?xf32>, tensor<16x64xi1>
+      tile.store_tile add %x, %v[%c0, %c0] rows %idx : !tile.tensor<?xi32> [%c0] : tensor<16x64xf32>, !tile.tensor<?x?xf32>
       tile.return
     }
     ```
   }];
   let arguments = (ins Tile_Fragment:$value, Tile_AnyTensor:$dest,
-                       Variadic<Index>:$indices, Optional<Tile_Fragment>:$mask);
+                       Variadic<Index>:$indices, Optional<Tile_Fragment>:$mask,
+                       UnitAttr:$add, Optional<Tile_AnyTensor>:$rows,
+                       Variadic<Index>:$row_indices);
   let assemblyFormat = [{
-    $value `,` $dest `[` $indices `]` (`mask` $mask^)? attr-dict `:` type($value) `,` type($dest) (`,` type($mask)^)?
+    (`add` $add^)? $value `,` $dest `[` $indices `]` (`rows` $rows^ `:` type($rows) `[` $row_indices `]`)? (`mask` $mask^)? attr-dict `:` type($value) `,` type($dest) (`,` type($mask)^)?
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value, "::mlir::Value":$dest,
+                   "::mlir::ValueRange":$indices, "::mlir::Value":$mask), [{
+      build($_builder, $_state, value, dest, indices, mask, /*add=*/false, ::mlir::Value(),
+            ::mlir::ValueRange());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -141,8 +141,33 @@ void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
                          shapeText(dst.shape()) +
                          " (its outer extents flatten onto the tile's rows)");
   auto indices = indexValues(k, origin, "copy()");
+  tile::CopyOp::create(k.b, k.loc(loc), Access::viewOf(src), indices, sharedValue(dst), box);
+}
+
+void gather(const Tensor &src, std::vector<Arg> origin, const Tensor &rows,
+            std::vector<Arg> rowsOrigin, const Shared &dst, SourceLoc loc) {
+  KernelState &k = detail::checked(Access::kernelOfTensor(src), loc);
+  detail::checked(Access::kernelOfTensor(rows), loc);
+  detail::checked(Access::kernelOfShared(dst), loc);
+  if (src.rank() != 2)
+    throw Error(loc, "gather() takes rows of a rank-2 tensor; '" + src.name() + "' has rank " +
+                         std::to_string(src.rank()) + " (slice it first)");
+  if (dst.shape().size() != 2)
+    throw Error(loc, "gather() fills a rank-2 tile (rows of columns), not one of " +
+                         shapeText(dst.shape()));
+  checkOrigin(src, origin, loc, "gather()");
+  checkOrigin(rows, rowsOrigin, loc, "gather()'s rows");
+  if (rows.dtype() != DType::i32)
+    throw Error(loc, std::string("gather() picks rows by an i32 tensor; '") + rows.name() +
+                         "' holds " + dtypeName(rows.dtype()));
+  if (src.dtype() != dst.dtype())
+    throw Error(loc, std::string("gather() of '") + src.name() + "' (" +
+                         dtypeName(src.dtype()) + ") into a tile of " + dtypeName(dst.dtype()));
+  auto indices = indexValues(k, origin, "gather()");
+  auto rowIndices = indexValues(k, rowsOrigin, "gather()");
   tile::CopyOp::create(k.b, k.loc(loc), Access::viewOf(src), indices, sharedValue(dst),
-                       k.b.getDenseI64ArrayAttr(box));
+                       k.b.getDenseI64ArrayAttr(dst.shape()), Access::viewOf(rows),
+                       rowIndices);
 }
 
 /// pipelined() carrying `init` (nothing for the plain form).
@@ -432,18 +457,27 @@ Value loadTile(const Shared &s, std::vector<Arg> origin, std::vector<int64_t> sh
   return Access::make(&k, op.getResult());
 }
 
-void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, SourceLoc loc) {
+namespace {
+
+/// A store of fragment `v` into `t` (storeTile, addTile, addRows): checked
+/// where `what` is called, built with `add` and the gathered `rows`.
+void storeInto(const Tensor &t, const std::vector<Arg> &origin, const Arg &v, Value mask,
+               bool add, const Tensor *rows, const std::vector<Arg> &rowsOrigin,
+               const SourceLoc &loc, const char *what) {
   KernelState &k = detail::checked(Access::kernelOfTensor(t), loc);
-  checkOrigin(t, origin, loc, "storeTile()");
-  mlir::Value x = fragmentOf(k, v, "storeTile()");
+  checkOrigin(t, origin, loc, what);
+  mlir::Value x = fragmentOf(k, v, what);
   auto type = fragType(x);
   if (type.getRank() != t.rank())
-    throw Error(loc, "storeTile(): a rank-" + std::to_string(type.getRank()) +
+    throw Error(loc, std::string(what) + ": a rank-" + std::to_string(type.getRank()) +
                          " fragment into rank-" + std::to_string(t.rank()) + " '" +
                          t.name() + "'");
   if (type.getElementType() != k.type(t.dtype()))
-    throw Error(loc, "storeTile() to '" + t.name() + "': the fragment holds " +
+    throw Error(loc, std::string(what) + " to '" + t.name() + "': the fragment holds " +
                          detail::describe(type.getElementType()) + " but the tensor holds " +
+                         dtypeName(t.dtype()));
+  if (add && t.dtype() != DType::f32)
+    throw Error(loc, std::string(what) + " adds into f32 tensors; '" + t.name() + "' holds " +
                          dtypeName(t.dtype()));
   mlir::Value m;
   if (mask.valid()) {
@@ -451,12 +485,42 @@ void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, Sour
     m = Access::get(mask);
     auto mt = llvm::dyn_cast<mlir::RankedTensorType>(m.getType());
     if (!mt || mt.getShape() != type.getShape() || !mt.getElementType().isInteger(1))
-      throw Error(loc, "storeTile(): the mask is a bool fragment of " +
+      throw Error(loc, std::string(what) + ": the mask is a bool fragment of " +
                            shapeText(type.getShape()) + ", not " +
                            detail::describe(m.getType()));
   }
-  auto indices = indexValues(k, origin, "storeTile()");
-  tile::StoreTileOp::create(k.b, k.loc(loc), x, Access::viewOf(t), indices, m);
+  mlir::Value rowsView;
+  llvm::SmallVector<mlir::Value> rowIndices;
+  if (rows) {
+    detail::checked(Access::kernelOfTensor(*rows), loc);
+    if (t.rank() != 2)
+      throw Error(loc, std::string(what) + " writes rows of a rank-2 tensor; '" + t.name() +
+                           "' has rank " + std::to_string(t.rank()) + " (slice it first)");
+    if (rows->dtype() != DType::i32)
+      throw Error(loc, std::string(what) + " picks rows by an i32 tensor; '" + rows->name() +
+                           "' holds " + dtypeName(rows->dtype()));
+    checkOrigin(*rows, rowsOrigin, loc, (std::string(what) + "'s rows").c_str());
+    rowsView = Access::viewOf(*rows);
+    rowIndices = indexValues(k, rowsOrigin, what);
+  }
+  auto indices = indexValues(k, origin, what);
+  tile::StoreTileOp::create(k.b, k.loc(loc), x, Access::viewOf(t), indices, m, add, rowsView,
+                            rowIndices);
+}
+
+} // namespace
+
+void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, SourceLoc loc) {
+  storeInto(t, origin, v, mask, /*add=*/false, nullptr, {}, loc, "storeTile()");
+}
+
+void addTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask, SourceLoc loc) {
+  storeInto(t, origin, v, mask, /*add=*/true, nullptr, {}, loc, "addTile()");
+}
+
+void addRows(const Tensor &t, std::vector<Arg> origin, const Tensor &rows,
+             std::vector<Arg> rowsOrigin, Arg v, SourceLoc loc) {
+  storeInto(t, origin, v, Value(), /*add=*/true, &rows, rowsOrigin, loc, "addRows()");
 }
 
 void storeTile(const Shared &s, std::vector<Arg> origin, Arg v, SourceLoc loc) {

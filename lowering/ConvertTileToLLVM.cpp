@@ -279,8 +279,42 @@ struct StoreOpLowering : ConvertOpToLLVMPattern<tile::StoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Value address = elementAddress(rewriter, op.getLoc(), op.getTensor().getType(),
                                    adaptor.getTensor(), adaptor.getIndices());
+    if (op.getAdd())
+      return addTo(op, address, adaptor.getValue(), rewriter);
     rewriter.replaceOpWithNewOp<LLVM::StoreOp>(
         op, adaptor.getValue(), address, accessAlignment(op.getValue().getType()));
+    return success();
+  }
+
+  /// red.global.add of an f32 or a vector of 2 or 4 (sm_90's vector
+  /// reductions: one instruction for what a thread holds side by side).
+  static LogicalResult addTo(tile::StoreOp op, Value address, Value value,
+                             ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    SmallVector<Value> operands{
+        LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), address)};
+    std::string list;
+    if (auto vec = llvm::dyn_cast<VectorType>(op.getValue().getType())) {
+      for (int64_t i = 0; i < vec.getNumElements(); ++i) {
+        operands.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, value,
+            LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(),
+                                     rewriter.getI32IntegerAttr(i))));
+        list += (i ? ", $" : "$") + std::to_string(i + 1);
+      }
+      list = ".v" + std::to_string(vec.getNumElements()) + ".f32 [$0], {" + list + "};";
+    } else {
+      operands.push_back(value);
+      list = ".f32 [$0], $1;";
+    }
+    std::string constraints = "l";
+    for (size_t i = 1; i < operands.size(); ++i)
+      constraints += ",f";
+    LLVM::InlineAsmOp::create(rewriter, loc, TypeRange(), operands, "red.global.add" + list,
+                              constraints + ",~{memory}", /*has_side_effects=*/true,
+                              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+    rewriter.eraseOp(op);
     return success();
   }
 };

@@ -193,7 +193,12 @@ bool tmaEligible(CopyOp copy, std::string &why) {
             "(they depend on more than the kernel's arguments)";
       return false;
     }
-  for (int64_t x : copy.getBox())
+  if (copy.isGather() && copy.getBox().front() > 256) {
+    why = "it gathers " + std::to_string(copy.getBox().front()) +
+          " rows, a box each, more than the 256 a copy issues";
+    return false;
+  }
+  for (int64_t x : copy.isGather() ? copy.getBox().drop_front() : copy.getBox())
     if (x > 256) {
       why = "its box extent " + std::to_string(x) + " exceeds the TMA's 256";
       return false;
@@ -276,10 +281,11 @@ TmaCopy planTmaCopy(CopyOp copy, Value desc) {
   auto [root, dimOf, origin] = traceToRoot(copy);
   unsigned rank = root.getResult().getType().getRank();
 
-  // The box in root dimensions, the innermost split into swizzle panels.
+  // The box in root dimensions, the innermost split into swizzle panels
+  // (a gathered copy's: one row).
   SmallVector<int64_t> box(rank, 1);
   for (auto [i, d] : llvm::enumerate(dimOf))
-    box[d] = copy.getBox()[i];
+    box[d] = copy.isGather() && i == 0 ? 1 : copy.getBox()[i];
   int64_t panel = dest.getSwizzle() ? dest.getSwizzle() / e : box.back();
 
   TmaCopy plan;
@@ -296,11 +302,89 @@ TmaCopy planTmaCopy(CopyOp copy, Value desc) {
   for (int d = rank - 1; d >= 0; --d)
     plan.coords.push_back(arith::IndexCastOp::create(db, copy.getLoc(),
                                                      db.getI32Type(), origin[d]));
+  if (copy.isGather()) {
+    TmaGather g;
+    g.rows = copy.getRows();
+    g.at.assign(copy.getRowIndices().begin(), copy.getRowIndices().end());
+    g.base = origin[dimOf[0]];
+    g.count = copy.getBox().front();
+    g.rowBytes = panel * e;
+    g.coord = rank - 1 - dimOf[0];
+    plan.gather = g;
+  }
   return plan;
+}
+
+SmallVector<Value> TmaCopy::operands() const {
+  SmallVector<Value> values(coords);
+  if (gather) {
+    values.append(gather->at);
+    values.push_back(gather->base);
+  }
+  return values;
+}
+
+TmaCopy TmaCopy::remapped(const IRMapping &map) const {
+  TmaCopy moved = *this;
+  for (Value &c : moved.coords)
+    c = map.lookupOrDefault(c);
+  if (moved.gather) {
+    for (Value &v : moved.gather->at)
+      v = map.lookupOrDefault(v);
+    moved.gather->base = map.lookupOrDefault(moved.gather->base);
+  }
+  return moved;
+}
+
+/// The row coordinate of each row of gathered copy `g`: base + its index,
+/// or -1 (a box wholly outside the tensor: zeros) where it has none.
+static SmallVector<Value> gatheredRows(OpBuilder &b, Location loc, const TmaGather &g) {
+  Type i32 = b.getI32Type();
+  Value none = arith::ConstantIntOp::create(b, loc, i32, -1);
+  Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
+  Value base = arith::IndexCastOp::create(b, loc, i32, g.base);
+  unsigned last = g.at.size() - 1;
+  Value size = viewSize(b, g.rows, last);
+  SmallVector<Value> index(g.at);
+  SmallVector<Value> loaded;
+  for (int64_t r = 0; r < g.count; ++r) {
+    index[last] = arith::AddIOp::create(b, loc, g.at[last],
+                                        arith::ConstantIndexOp::create(b, loc, r));
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index[last], size);
+    auto read = IfOp::create(b, loc, TypeRange{i32}, inside);
+    OpBuilder then = OpBuilder::atBlockEnd(&read.getThenRegion().emplaceBlock());
+    YieldOp::create(then, loc, ValueRange{LoadOp::create(then, loc, i32, g.rows, index)});
+    OpBuilder otherwise = OpBuilder::atBlockEnd(&read.getElseRegion().emplaceBlock());
+    YieldOp::create(otherwise, loc, ValueRange{none});
+    loaded.push_back(read.getResult(0));
+  }
+  SmallVector<Value> coords;
+  for (Value v : loaded) {
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero);
+    Value row = arith::AddIOp::create(b, loc, base, v);
+    coords.push_back(arith::SelectOp::create(b, loc, valid, row, none));
+  }
+  return coords;
 }
 
 void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
                   Value barrier) {
+  if (plan.gather) {
+    SmallVector<Value> rows = gatheredRows(b, loc, *plan.gather);
+    for (auto [r, row] : llvm::enumerate(rows)) {
+      for (int64_t p = 0; p < plan.panels; ++p) {
+        SmallVector<Value> coords(plan.coords);
+        coords[plan.gather->coord] = row;
+        if (p)
+          coords[0] = arith::AddIOp::create(
+              b, loc, coords[0],
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), p * plan.panelElements));
+        TmaLoadOp::create(b, loc, plan.desc, coords, dest,
+                          r * plan.gather->rowBytes + p * plan.panelBytes, barrier);
+      }
+    }
+    return;
+  }
   for (int64_t p = 0; p < plan.panels; ++p) {
     SmallVector<Value> coords(plan.coords);
     if (p) {

@@ -12,8 +12,22 @@
 #include "dialect/HopperDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <optional>
 
 namespace minitile::tile {
+
+/// A gathered copy's rows (tile.copy with `rows`): each tile row is a box
+/// of its own, its row coordinate read from the index tensor.
+struct TmaGather {
+  mlir::Value rows;                     // the i32 index tensor
+  llvm::SmallVector<mlir::Value> at;    // where the tile's indices start in it
+  mlir::Value base;                     // added to each index (the copy's row origin)
+  int64_t count = 0;                    // tile rows
+  int64_t rowBytes = 0;                 // bytes apart consecutive rows land
+  unsigned coord = 0;                   // the entry of `coords` a row's index sets
+};
 
 struct TmaCopy {
   mlir::Value desc;                    // the kernel's tensor map argument
@@ -22,6 +36,13 @@ struct TmaCopy {
   int64_t panelElements = 0;           // innermost extent of each
   int64_t panelBytes = 0;              // bytes apart the panels land in the tile
   int64_t bytes = 0;                   // bytes the whole copy moves
+  std::optional<TmaGather> gather;     // set for a gathered copy
+
+  /// Every value the copy's coordinates are computed from where it stands:
+  /// what a producer clones to issue it elsewhere.
+  llvm::SmallVector<mlir::Value> operands() const;
+  /// The same copy with `map` applied to those values.
+  TmaCopy remapped(const mlir::IRMapping &map) const;
 };
 
 /// The largest power of two (up to 2^30; 2^30 for 0) that integer `v` is
@@ -41,6 +62,11 @@ bool tmaEligible(CopyOp copy, std::string &why);
 TmaCopy planTmaCopy(CopyOp copy, mlir::Value desc = {});
 
 /// Starts the box copies of `plan` into `dest`, completing on `barrier`.
+/// A gathered copy's are per row: the issuing thread reads the rows'
+/// indices first (all loads before the boxes, so their latencies overlap);
+/// a row without one (its index negative or past the index tensor's end)
+/// gets a box outside the tensor, which the TMA fills with zeros and
+/// counts in full on the barrier.
 void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, const TmaCopy &plan,
                   mlir::Value dest, mlir::Value barrier);
 

@@ -129,7 +129,7 @@ FailureOr<Body> analyse(PipelinedOp loop) {
     // A nested pipelined loop's copies are its own.
     if (copy->getParentOfType<PipelinedOp>() != loop)
       return WalkResult::advance();
-    for (Value index : copy.getIndices())
+    for (Value index : llvm::concat<Value>(copy.getIndices(), copy.getRowIndices()))
       if (dependsOnCarried(index, loop)) {
         copy.emitOpError("in a pipelined loop copies from a place that depends on a "
                          "value the loop carries; the copies run ahead, before it is known");

@@ -15,7 +15,10 @@
 // may have run before (so none still reads the old contents); the stores
 // are vectors of a thread's consecutive elements where the box lies inside
 // the tile at a constant origin, else one element at a time, inside the
-// tile only.
+// tile only. A store_tile that adds (`add`) makes the same stores into
+// reductions (tile.store add: red.global.add, vectors included); one into
+// gathered rows reads each row's index once per row a thread holds, and
+// leaves rows without one alone.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Barriers.h"
@@ -23,6 +26,8 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <map>
 
 using namespace mlir;
 
@@ -104,6 +109,51 @@ SharedElement sharedElementAt(OpBuilder &b, Location loc, ValueRange indices,
   }
   return e;
 }
+
+/// Where a store_tile's elements go: the origin to index from and, for
+/// gathered rows, whether the element's row has an index. A gathered
+/// row's index is read once per row coordinate of the thread's elements.
+class StoreTargets {
+public:
+  StoreTargets(StoreTileOp op, ArrayRef<Value> offset) : op(op), offset(offset) {}
+
+  std::pair<SmallVector<Value>, Value> at(OpBuilder &b, Location loc, const Coord &c) {
+    SmallVector<Value> origin(op.getIndices());
+    if (!op.getRows())
+      return {origin, Value()};
+    auto [it, fresh] = rows.try_emplace(c[0]);
+    if (fresh) {
+      // The fragment row, its slot in the index tensor, and the index
+      // there (-1 past the tensor's end).
+      Value row = arith::AddIOp::create(b, loc, offset[0], Distributor::index(b, loc, c[0]));
+      SmallVector<Value> slot(op.getRowIndices());
+      unsigned last = slot.size() - 1;
+      slot[last] = arith::AddIOp::create(b, loc, slot[last], row);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, slot[last],
+                                           viewSize(b, op.getRows(), last));
+      auto read = IfOp::create(b, loc, TypeRange{b.getIndexType()}, inside);
+      OpBuilder then = OpBuilder::atBlockEnd(&read.getThenRegion().emplaceBlock());
+      Value v = LoadOp::create(then, loc, then.getI32Type(), op.getRows(), slot);
+      YieldOp::create(then, loc,
+                      ValueRange{arith::IndexCastOp::create(then, loc, then.getIndexType(), v)});
+      OpBuilder otherwise = OpBuilder::atBlockEnd(&read.getElseRegion().emplaceBlock());
+      YieldOp::create(otherwise, loc, ValueRange{Distributor::index(otherwise, loc, -1)});
+      Value picked = read.getResult(0);
+      // elementAt adds the row back: origin + row = indices[0] + picked.
+      it->second.first = arith::SubIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, origin[0], picked), row);
+      it->second.second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, picked,
+                                                Distributor::index(b, loc, 0));
+    }
+    origin[0] = it->second.first;
+    return {origin, it->second.second};
+  }
+
+private:
+  StoreTileOp op;
+  ArrayRef<Value> offset;
+  std::map<int64_t, std::pair<Value, Value>> rows;
+};
 
 class MemoryFamily : public FragmentFamily {
 public:
@@ -363,6 +413,7 @@ private:
     Type element = op.getValue().getType().getElementType();
     int64_t lanes = vectorLanes(l, picked, element);
     std::set<Coord> stored;
+    StoreTargets targets(op, offset);
     if (lanes > 1) {
       for (int64_t r = 0; r < l.getNumRegs(); r += lanes) {
         if (r & picked)
@@ -370,7 +421,12 @@ private:
         Coord c = l.coordinate(r, 0, 0);
         if (!stored.insert(c).second)
           continue;
-        storeVector(b, loc, op, r, lanes, c, offset, owner, laneBit, split, values, mask);
+        auto [origin, hasRow] = targets.at(b, loc, c);
+        Value guard = owner;
+        if (hasRow)
+          guard = owner ? arith::AndIOp::create(b, loc, owner, hasRow) : hasRow;
+        storeVector(b, loc, op, origin, r, lanes, c, offset, guard, laneBit, split, values,
+                    mask);
       }
       return success();
     }
@@ -382,13 +438,16 @@ private:
         continue;
       // The register this lane stores: r with the picked bits its lane's.
       Value v = select(b, loc, laneBit, split.regs, r, values);
-      auto [index, inside] = elementAt(b, loc, op.getDest(), op.getIndices(), offset, c);
+      auto [origin, hasRow] = targets.at(b, loc, c);
+      auto [index, inside] = elementAt(b, loc, op.getDest(), origin, offset, c);
       Value pred = owner ? arith::AndIOp::create(b, loc, inside, owner) : inside;
+      if (hasRow)
+        pred = arith::AndIOp::create(b, loc, pred, hasRow);
       if (mask)
         pred = arith::AndIOp::create(b, loc, pred, select(b, loc, laneBit, split.regs, r, *mask));
       auto guarded = IfOp::create(b, loc, TypeRange(), pred);
       OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
-      StoreOp::create(then, loc, v, op.getDest(), index);
+      StoreOp::create(then, loc, v, op.getDest(), index, op.getAdd());
       YieldOp::create(then, loc);
     }
     return success();
@@ -471,13 +530,12 @@ private:
   /// Registers r .. r + lanes - 1 (elements c .. c + lanes - 1 along the
   /// last dimension): one vector store if all are inside, unmasked and the
   /// address is aligned to the vector; else each element on its own.
-  static void storeVector(OpBuilder &b, Location loc, StoreTileOp op, int64_t r, int64_t lanes,
-                          const Coord &c, ArrayRef<Value> offset, Value owner,
-                          ArrayRef<Value> laneBit, const Split &split, const Registers &values,
-                          const Registers *mask) {
+  static void storeVector(OpBuilder &b, Location loc, StoreTileOp op, ValueRange origin,
+                          int64_t r, int64_t lanes, const Coord &c, ArrayRef<Value> offset,
+                          Value owner, ArrayRef<Value> laneBit, const Split &split,
+                          const Registers &values, const Registers *mask) {
     Type element = op.getValue().getType().getElementType();
-    auto [index, whole] =
-        wholeVector(b, loc, op.getDest(), op.getIndices(), offset, c, lanes, element);
+    auto [index, whole] = wholeVector(b, loc, op.getDest(), origin, offset, c, lanes, element);
     if (owner)
       whole = arith::AndIOp::create(b, loc, whole, owner);
     SmallVector<Value> elems, masks;
@@ -496,20 +554,20 @@ private:
       vec = LLVM::InsertElementOp::create(
           then, loc, vec, elems[i],
           arith::ConstantIntOp::create(then, loc, then.getI32Type(), i));
-    StoreOp::create(then, loc, vec, op.getDest(), index);
+    StoreOp::create(then, loc, vec, op.getDest(), index, op.getAdd());
     YieldOp::create(then, loc);
     // The rest: element by element.
     OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
     for (int64_t i = 0; i < lanes; ++i) {
       Coord ci = c;
       ci.back() += i;
-      auto [idx, in] = elementAt(otherwise, loc, op.getDest(), op.getIndices(), offset, ci);
+      auto [idx, in] = elementAt(otherwise, loc, op.getDest(), origin, offset, ci);
       Value pred = owner ? arith::AndIOp::create(otherwise, loc, in, owner) : in;
       if (mask)
         pred = arith::AndIOp::create(otherwise, loc, pred, masks[i]);
       auto one = IfOp::create(otherwise, loc, TypeRange(), pred);
       OpBuilder store = OpBuilder::atBlockEnd(&one.getThenRegion().emplaceBlock());
-      StoreOp::create(store, loc, elems[i], op.getDest(), idx);
+      StoreOp::create(store, loc, elems[i], op.getDest(), idx, op.getAdd());
       YieldOp::create(store, loc);
     }
     YieldOp::create(otherwise, loc);

@@ -81,9 +81,7 @@ void issueCopiesFor(OpBuilder &b, Location loc, const Body &body, ArrayRef<TmaCo
       b.clone(op, map);
   for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
     CopyOp copy = original;
-    TmaCopy moved = plan;
-    for (Value &c : moved.coords)
-      c = map.lookupOrDefault(c);
+    TmaCopy moved = plan.remapped(map);
     Value stage = StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), s);
     emitTmaLoads(b, loc, moved, stage, armed.of(body, i));
   }
@@ -171,7 +169,7 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   // What the coordinates are computed from in the body.
   llvm::SetVector<Operation *> slice;
   for (const TmaCopy &plan : plans)
-    for (Value c : plan.coords)
+    for (Value c : plan.operands())
       collectSlice(c, to, slice);
   int64_t lookahead = share.issues ? issuesAhead(loop, body, ring, slice) : 0;
   OpBuilder head = OpBuilder::atBlockBegin(&to);

@@ -302,7 +302,7 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
     desc = plans.back().desc;
   }
   for (const TmaCopy &plan : plans)
-    for (Value c : plan.coords)
+    for (Value c : plan.operands())
       collectSlice(c, *bodyBlock, slice);
   // Ahead, unless what the coordinates are computed from cannot be cloned
   // an iteration early (notClonableAhead). Nor with two stages where this

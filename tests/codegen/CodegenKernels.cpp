@@ -438,6 +438,75 @@ struct AttnPV : Generator {
   }
 };
 
+/// y[s, j, :] = kv[b][idx[s, j], :] for each slot j < kp (kv's rows of batch
+/// b = s % batches), zeros where the index is negative, lies past k (idx's
+/// width) or past kv's rows: gather() fills a tile of 64 rows, read back as
+/// a fragment. `loop` 0: the first tile only, 1: a serial loop over the
+/// tiles (the compute threads issue each gather), 2: a pipelined loop (the
+/// producer issues them); `cols` 64 or 128 (one or two 128-byte panels a
+/// row).
+struct GatherRows : Generator {
+  Param<int> cols{"cols", 128, {64, 128}, "columns of kv"};
+  Param<int> loop{"loop", 2, 0, 2, "0 one tile, 1 serial, 2 pipelined"};
+  Param<int> stages{"stages", 2, 1, 4, "the pipelined loop's stages"};
+  void generate(Kernel &k) override {
+    const int C = cols;
+    Value n = k.size("n"), batches = k.size("batches"), s = k.size("s"), kk = k.size("k"),
+          kp = k.size("kp");
+    Tensor kv = k.tensor("kv", DType::bf16, {n, batches, C});
+    Tensor idx = k.tensor("idx", DType::i32, {s, kk});
+    Tensor y = k.tensor("y", DType::bf16, {s, kp, C});
+    k.threads(128);
+    k.grid(s);
+    Value row = k.blockId();
+    Tensor rows = kv.slice(1, row % batches);
+    auto body = [&](Value j) {
+      Shared t = k.shared(DType::bf16, {64, C});
+      gather(rows, {0, 0}, idx, {row, j * 64}, t);
+      storeTile(y, {row, j * 64, 0}, reshape(loadTile(t, {0, 0}, {64, C}), {1, 64, C}));
+    };
+    if (loop == 0)
+      body(constant(0, DType::index));
+    else if (loop == 1)
+      k.serial(0, ceildiv(kp, 64), body);
+    else
+      k.pipelined(0, ceildiv(kp, 64), body, {.stages = stages});
+  }
+};
+
+/// Block s's fragment v_s [64, C] -- a gemm's result (`gemm`: a's rows
+/// 64s.. times b^T, the accumulator layout, two columns side by side a
+/// thread) or rows 64s.. of x (a layout of whole rows) -- added into the
+/// rows of out that idx[s, :] picks (addRows; -1, past k or past out's
+/// rows: left alone; repeats add twice) and into total (addTile: every
+/// block's into one tile).
+struct AddRows : Generator {
+  Param<bool> fromGemm{"gemm", true, "v is a gemm's result (else loaded from x)"};
+  Param<int> cols{"cols", 128, {64, 128}, "columns of v"};
+  void generate(Kernel &k) override {
+    const int C = cols;
+    Value n = k.size("n"), s = k.size("s"), kk = k.size("k");
+    Tensor a = k.tensor("a", DType::bf16, {s * 64, 64}), b = k.tensor("b", DType::bf16, {C, 64});
+    Tensor x = k.tensor("x", DType::f32, {s * 64, C});
+    Tensor idx = k.tensor("idx", DType::i32, {s, kk});
+    Tensor out = k.tensor("out", DType::f32, {n, C}), total = k.tensor("total", DType::f32, {64, C});
+    k.threads(128);
+    k.grid(s);
+    Value row = k.blockId();
+    Value v;
+    if (fromGemm) {
+      Shared as = k.shared(DType::bf16, {64, 64}), bs = k.shared(DType::bf16, {C, 64});
+      copy(a, {row * 64, 0}, as);
+      copy(b, {0, 0}, bs);
+      v = gemm(as, bs, /*transposeB=*/true);
+    } else {
+      v = loadTile(x, {row * 64, 0}, {64, C});
+    }
+    addRows(out, {0, 0}, idx, {row, 0}, v);
+    addTile(total, {0, 0}, v);
+  }
+};
+
 /// c = sum over k's 64-wide tiles of a . b^T where the operand `stored`
 /// names (0: a, 1: b) is computed in registers -- relu of an f32 tile,
 /// cast to bf16 -- and written into its shared tile with storeTile, the
@@ -481,6 +550,8 @@ struct StoreShared : Generator {
 
 } // namespace
 
+MINITILE_KERNEL(AddRows, "add_rows", "out[idx[s, r]] += v_s[r], total += v_s: fragments added into global rows");
+MINITILE_KERNEL(GatherRows, "gather_rows", "y[s, j] = kv[b][idx[s, j]] (zeros where the index is negative or past k), through gather()");
 MINITILE_KERNEL(AttnPV, "attn_pv", "o = sum_j bf16(q . key_j^T / 8) . v_j, the scores from registers (or a shared tile)");
 MINITILE_KERNEL(StoreShared, "store_shared", "c = a . b^T, one operand relu'd in registers and stored into its shared tile");
 MINITILE_KERNEL(GemmKN, "gemm_kn", "c = a . b, b stored [k, n] (the gemm's B MN-major)");

@@ -934,6 +934,104 @@ static std::string afterTilePasses(const std::function<void(Kernel &)> &body,
   return text;
 }
 
+TEST(DslTiles, GathersRowsInAPipelinedLoop) {
+  std::string errors;
+  std::string ir = afterTilePasses(
+      [](Kernel &k) {
+        Value n = k.size("n"), s = k.size("s"), kk = k.size("k");
+        Tensor kv = k.tensor("kv", DType::bf16, {n, 128});
+        Tensor idx = k.tensor("idx", DType::i32, {s, kk});
+        Tensor out = k.tensor("out", DType::f32, {s, 64});
+        k.threads(128);
+        k.grid(s);
+        Value row = k.blockId(0);
+        Shared q = k.shared(DType::bf16, {64, 128});
+        copy(kv, {0, 0}, q);
+        Value acc = k.pipelined(0, ceildiv(kk, 64), broadcast(0.0, {64, 64}),
+                                [&](Value j, Value acc) {
+                                  Shared t = k.shared(DType::bf16, {64, 128});
+                                  gather(kv, {0, 0}, idx, {row, j * 64}, t);
+                                  return gemm(q, t, /*transposeB=*/true, acc);
+                                },
+                                {.stages = 2});
+        storeTile(out, {row, 0}, reshape(reduceSum(acc, 0), {1, 64}));
+      },
+      errors);
+  ASSERT_FALSE(ir.empty()) << errors;
+  // The producer reads each tile's 64 indices and starts two boxes a row
+  // (a row's two 64-column panels), 8 KiB apart, rows 128 bytes apart.
+  EXPECT_EQ(count(ir, "tile.load %"), 64u) << ir;
+  EXPECT_NE(ir.find("offset 8192"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("offset 8064"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("offset 16256"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("tile.copy"), std::string::npos) << ir;
+}
+
+TEST(DslMisuse, AddIntoABf16Tensor) {
+  unsigned line = 0;
+  expectDslError(line, "addTile() adds into f32 tensors; 'out' holds bf16", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor out = k.tensor("out", DType::bf16, {n, 64});
+    launch(k, n);
+    line = __LINE__ + 1;
+    addTile(out, {0, 0}, broadcast(constant(1.0, DType::bf16), {64, 64}));
+  });
+}
+
+TEST(DslMisuse, AddRowsOfARank3Tensor) {
+  unsigned line = 0;
+  expectDslError(line, "addRows() writes rows of a rank-2 tensor; 'out' has rank 3",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor out = k.tensor("out", DType::f32, {n, 2, 64});
+                   Tensor idx = k.tensor("idx", DType::i32, {n});
+                   launch(k, n);
+                   line = __LINE__ + 1;
+                   addRows(out, {0, 0, 0}, idx, {0}, broadcast(1.0, {64, 1, 64}));
+                 });
+}
+
+TEST(DslMisuse, GatherOfARank3Tensor) {
+  unsigned line = 0;
+  expectDslError(line, "gather() takes rows of a rank-2 tensor; 'kv' has rank 3 (slice it first)",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor kv = k.tensor("kv", DType::bf16, {n, 4, 64});
+                   Tensor idx = k.tensor("idx", DType::i32, {n});
+                   launch(k, n);
+                   Shared t = k.shared(DType::bf16, {64, 64});
+                   line = __LINE__ + 1;
+                   gather(kv, {0, 0, 0}, idx, {0}, t);
+                 });
+}
+
+TEST(DslMisuse, GatherByFloatIndices) {
+  unsigned line = 0;
+  expectDslError(line, "gather() picks rows by an i32 tensor; 'idx' holds f32", [&](Kernel &k) {
+    Value n = k.size("n");
+    Tensor kv = k.tensor("kv", DType::bf16, {n, 64});
+    Tensor idx = k.tensor("idx", DType::f32, {n});
+    launch(k, n);
+    Shared t = k.shared(DType::bf16, {64, 64});
+    line = __LINE__ + 1;
+    gather(kv, {0, 0}, idx, {0}, t);
+  });
+}
+
+TEST(DslMisuse, GatherWithAShortRowsOrigin) {
+  unsigned line = 0;
+  expectDslError(line, "gather()'s rows: 'idx' has rank 2 but the origin has 1 indices",
+                 [&](Kernel &k) {
+                   Value n = k.size("n");
+                   Tensor kv = k.tensor("kv", DType::bf16, {n, 64});
+                   Tensor idx = k.tensor("idx", DType::i32, {n, n});
+                   launch(k, n);
+                   Shared t = k.shared(DType::bf16, {64, 64});
+                   line = __LINE__ + 1;
+                   gather(kv, {0, 0}, idx, {0}, t);
+                 });
+}
+
 /// c = p . v over the keys' tiles: v stored [keys, d] as attention holds it,
 /// the gemm's B [K, N] (transposeB = false). `d` columns.
 static void pv(Kernel &k, int64_t d, unsigned &line) {

@@ -9,8 +9,9 @@
 // cooperative pipelined loops (every group every tile, the gemms dealt out),
 // gemms whose B is stored [K, N] (read MN-major by the tensor cores), a
 // gemm's result feeding the next gemm's A from registers (attention's P . V)
-// or through a shared tile, and fragments stored into shared tiles that a
-// gemm reads.
+// or through a shared tile, fragments stored into shared tiles that a
+// gemm reads, rows gathered by an index tensor, and fragments added into
+// global rows (red.global.add).
 //
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
@@ -62,8 +63,16 @@
 #include "codegen_store_shared_a_loop_wg2.h"
 #include "codegen_store_shared_b_loop_wg2.h"
 #include "codegen_store_shared_b_wg2.h"
+#include "codegen_add_rows_gemm.h"
+#include "codegen_add_rows_x_c64.h"
+#include "codegen_gather_one_c64.h"
+#include "codegen_gather_pipe.h"
+#include "codegen_gather_pipe_s3_c64.h"
+#include "codegen_gather_serial.h"
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <cmath>
 #include <functional>
 #include <thread>
@@ -245,6 +254,155 @@ TEST(FragmentCodegen, SharedTileBoxWithPadding) {
       EXPECT_EQ(wrong, 0);
     }
   }
+}
+
+TEST(FragmentCodegen, GatheredRows) {
+  // gather(): rows picked by indices -- valid, repeated, negative, past kv's
+  // rows, and slots past idx's width k -- into tiles of 64 rows, one or two
+  // 128-byte panels a row, from one batch of kv; on the TMA (one tile, a
+  // serial loop, the producer of a pipelined loop). Bit for bit.
+  using bf16 = minitile::rt::bf16;
+  using I = minitile::rt::Scalar<int64_t>;
+  using Fn = void (*)(I, I, I, I, I, const bf16 *, const int32_t *, bf16 *, CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    int cols;
+    bool oneTile;
+  } variants[] = {
+      {"one tile, 64 columns", minitile::kernels::codegen_gather_one_c64, 64, true},
+      {"serial, 128 columns", minitile::kernels::codegen_gather_serial, 128, false},
+      {"pipelined, 2 stages, 128 columns", minitile::kernels::codegen_gather_pipe, 128, false},
+      {"pipelined, 3 stages, 64 columns", minitile::kernels::codegen_gather_pipe_s3_c64, 64,
+       false}};
+  std::uniform_real_distribution<float> d(-2, 2);
+  for (auto &v : variants)
+    for (auto [n, batches, rows, k] : {std::array<int64_t, 4>{300, 1, 5, 64},
+                                       std::array<int64_t, 4>{1000, 3, 7, 50},
+                                       std::array<int64_t, 4>{70, 2, 4, 200},
+                                       std::array<int64_t, 4>{1, 1, 3, 129}}) {
+      SCOPED_TRACE(std::string(v.name) + " n=" + std::to_string(n) + " batches=" +
+                   std::to_string(batches) + " s=" + std::to_string(rows) +
+                   " k=" + std::to_string(k));
+      const int64_t C = v.cols, kp = v.oneTile ? 64 : (k + 63) / 64 * 64;
+      std::vector<bf16> kv(n * batches * C);
+      for (bf16 &x : kv)
+        x = bf16::fromFloat(d(rng()));
+      std::vector<int32_t> idx(rows * k);
+      std::uniform_int_distribution<int> pick(0, 19);
+      std::uniform_int_distribution<int32_t> any(0, int32_t(n - 1));
+      for (size_t i = 0; i < idx.size(); ++i) {
+        int c = pick(rng());
+        idx[i] = c == 0   ? -1
+                 : c == 1 ? int32_t(n + c)         // past kv's rows
+                 : c == 2 ? std::numeric_limits<int32_t>::min()
+                 : c == 3 && i ? idx[i - 1]        // repeated
+                          : any(rng());
+      }
+      DeviceBuffer<bf16> dkv(kv), y(rows * kp * C);
+      DeviceBuffer<int32_t> didx(idx);
+      y.fillWords(kPoison);
+      v.fn(n, batches, rows, k, kp, dkv.get(), didx.get(), y.get(), nullptr);
+      minitile::rt::synchronize();
+      std::vector<bf16> got = y.download();
+      int64_t wrong = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < kp; ++j) {
+          int64_t i = j < k ? idx[r * k + j] : -1;
+          for (int64_t c = 0; c < C; ++c) {
+            uint16_t want = i >= 0 && i < n ? kv[(i * batches + r % batches) * C + c].bits : 0;
+            uint16_t have = got[(r * kp + j) * C + c].bits;
+            if (have != want && wrong++ < 5)
+              ADD_FAILURE() << "y[" << r << ", " << j << ", " << c << "] = 0x" << std::hex
+                            << have << ", want 0x" << want << std::dec << " (index " << i << ")";
+          }
+        }
+      EXPECT_EQ(wrong, 0);
+    }
+}
+
+TEST(FragmentCodegen, FragmentsAddedIntoRows) {
+  // addRows() and addTile(): each block's [64, C] fragment -- a gemm's
+  // accumulator (two columns a thread side by side: red .v2) or whole rows
+  // loaded from x (.v4) -- added into the rows idx picks (negative, past k
+  // and past out's rows left alone; repeats within and across blocks add
+  // up) and into one shared total. fp64 sums; the additions' order varies.
+  using bf16 = minitile::rt::bf16;
+  using I = minitile::rt::Scalar<int64_t>;
+  using Fn = void (*)(I, I, I, const bf16 *, const bf16 *, const float *, const int32_t *,
+                      float *, float *, CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    bool gemm;
+    int cols;
+  } variants[] = {{"a gemm's result, 128 columns", minitile::kernels::codegen_add_rows_gemm, true, 128},
+                  {"loaded rows, 64 columns", minitile::kernels::codegen_add_rows_x_c64, false, 64}};
+  std::uniform_real_distribution<float> d(-2, 2);
+  for (auto &v : variants)
+    for (auto [n, rows, k] : {std::array<int64_t, 3>{100, 3, 64}, std::array<int64_t, 3>{37, 9, 50},
+                              std::array<int64_t, 3>{500, 40, 70}}) {
+      SCOPED_TRACE(std::string(v.name) + " n=" + std::to_string(n) + " s=" +
+                   std::to_string(rows) + " k=" + std::to_string(k));
+      const int64_t C = v.cols;
+      std::vector<bf16> a(rows * 64 * 64), b(C * 64);
+      for (bf16 &x : a)
+        x = bf16::fromFloat(d(rng()));
+      for (bf16 &x : b)
+        x = bf16::fromFloat(d(rng()));
+      std::vector<float> x(rows * 64 * C);
+      for (float &e : x)
+        e = d(rng());
+      std::vector<int32_t> idx(rows * k);
+      std::uniform_int_distribution<int> pick(0, 9);
+      std::uniform_int_distribution<int32_t> any(0, int32_t(n - 1));
+      for (size_t i = 0; i < idx.size(); ++i) {
+        int c = pick(rng());
+        idx[i] = c == 0 ? -1 : c == 1 ? int32_t(n) : c == 2 && i ? idx[i - 1] : any(rng());
+      }
+      // v_s in fp64, then the sums and their scales (the sums of magnitudes).
+      std::vector<double> want(n * C, 0), scale(n * C, 0), wantTotal(64 * C, 0),
+          scaleTotal(64 * C, 0);
+      for (int64_t s = 0; s < rows; ++s)
+        for (int64_t r = 0; r < 64; ++r)
+          for (int64_t c = 0; c < C; ++c) {
+            double e = 0;
+            if (v.gemm)
+              for (int64_t t = 0; t < 64; ++t)
+                e += double(a[(s * 64 + r) * 64 + t].toFloat()) * b[c * 64 + t].toFloat();
+            else
+              e = x[(s * 64 + r) * C + c];
+            wantTotal[r * C + c] += e;
+            scaleTotal[r * C + c] += std::abs(e);
+            int64_t i = r < k ? idx[s * k + r] : -1;
+            if (i >= 0 && i < n) {
+              want[i * C + c] += e;
+              scale[i * C + c] += std::abs(e);
+            }
+          }
+      std::vector<float> start(n * C);
+      for (float &e : start)
+        e = d(rng());
+      DeviceBuffer<bf16> da(a), db(b);
+      DeviceBuffer<float> dx(x), out(start), total(64 * C);
+      DeviceBuffer<int32_t> didx(idx);
+      total.fillWords(0);
+      v.fn(n, rows, k, da.get(), db.get(), dx.get(), didx.get(), out.get(), total.get(), nullptr);
+      minitile::rt::synchronize();
+      std::vector<float> got = out.download(), gotTotal = total.download();
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < n * C; ++i) {
+        double w = start[i] + want[i];
+        if (!(std::abs(got[i] - w) <= 1e-5 * (std::abs(start[i]) + scale[i]) + 1e-6) &&
+            wrong++ < 5)
+          ADD_FAILURE() << "out[" << i / C << ", " << i % C << "] = " << got[i] << ", want " << w;
+      }
+      for (int64_t i = 0; i < 64 * C; ++i)
+        if (!(std::abs(gotTotal[i] - wantTotal[i]) <= 1e-5 * scaleTotal[i] + 1e-6) && wrong++ < 5)
+          ADD_FAILURE() << "total[" << i / C << ", " << i % C << "] = " << gotTotal[i]
+                        << ", want " << wantTotal[i];
+      EXPECT_EQ(wrong, 0);
+    }
 }
 
 TEST(FragmentCodegen, SmallTilesCopiedAnItemAhead) {

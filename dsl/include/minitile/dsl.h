@@ -655,6 +655,17 @@ constexpr int64_t kFillAsyncSharedBytes = 2048;
 /// is next used.
 void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
           std::vector<int64_t> box = {}, SourceLoc loc = SourceLoc::current());
+/// Copies rows of `src` (rank 2) chosen by the i32 tensor `rows` into the
+/// tile `dst`: tile row r is row origin[0] + rows[rowsOrigin[0], ...,
+/// rowsOrigin[-1] + r] of `src`, its columns from origin[1] on. A row whose
+/// index is negative, or lies past the end of `rows`' innermost dimension,
+/// reads as zeros, as does one outside `src`. Asynchronous like copy(): in
+/// a pipelined() loop the producer issues it, on the TMA one box per row.
+/// Sparse attention and the indexer's backward gather the kv rows a top-k
+/// selected this way: gather(kv, {0, 0}, idx, {s, j0}, kvTile).
+void gather(const Tensor &src, std::vector<Arg> origin, const Tensor &rows,
+            std::vector<Arg> rowsOrigin, const Shared &dst,
+            SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//
 // Atomics: on one element of a tensor (global memory) or a shared tile
@@ -763,6 +774,22 @@ Value loadTile(const Shared &s, std::vector<Arg> origin, std::vector<int64_t> sh
 /// and where the i1 fragment `mask` (if given) is false, are not written.
 void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask = Value(),
                SourceLoc loc = SourceLoc::current());
+/// Adds fragment `v` (f32) into the box of `t` at `origin`, each element in
+/// one indivisible step (red.global.add, two or four elements an
+/// instruction where a thread holds them side by side): partial sums that
+/// many blocks add into one tensor. Elements outside `t`, and where `mask`
+/// is false, are left alone. Relaxed, as the atomics are: the sums are
+/// whole when the kernel ends.
+void addTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask = Value(),
+             SourceLoc loc = SourceLoc::current());
+/// The same into rows of `t` (rank 2) that the i32 tensor `rows` picks, as
+/// gather() reads them: fragment row r adds into row origin[0] +
+/// rows[rowsOrigin[0], ..., rowsOrigin[-1] + r], its columns from origin[1]
+/// on. A row whose index is negative or lies past the end of `rows`'
+/// innermost dimension (or outside `t`) is left alone; rows named twice get
+/// both additions. The indexer's backward adds each query's dkv this way.
+void addRows(const Tensor &t, std::vector<Arg> origin, const Tensor &rows,
+             std::vector<Arg> rowsOrigin, Arg v, SourceLoc loc = SourceLoc::current());
 /// Writes fragment `v` to the box of shared tile `s` at `origin`, in the
 /// tile's layout (its swizzle: what a gemm reading the tile, or a copy,
 /// expects); elements outside the tile are not written. Every thread holding

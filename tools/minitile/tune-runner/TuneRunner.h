@@ -133,8 +133,6 @@ int bestPoint(const Spec &spec, const std::vector<std::vector<Result>> &results)
 std::string formatTable(const Spec &spec, const std::vector<std::vector<Result>> &results,
                         const std::string &about);
 
-/// What tensor argument `a` of `dims` holds before each launch on `shape`
-/// (its init; `seed` picks the random numbers), as its elements' bytes.
 /// "" if `got` matches `want` (a tensor of `dims`, the reference point's
 /// contents), else where and how it differs (Argument::unordered: its rows
 /// sorted first).
@@ -142,6 +140,17 @@ std::string compareContents(const Argument &a, const std::vector<int64_t> &dims,
                             const std::vector<unsigned char> &want,
                             const std::vector<unsigned char> &got, double rtol);
 
+/// Sorts each row (innermost dimension) of `data`, a tensor of `dims`
+/// holding `a`'s elements, ascending with NaN last: an unordered
+/// argument's contents in the form compared. The rows are shared out
+/// between the machine's cores (a top-k's 67 million indices take a
+/// fraction of a second, not the minute a comparison sorting them anew
+/// each time took).
+void sortRows(const Argument &a, const std::vector<int64_t> &dims,
+              std::vector<unsigned char> &data);
+
+/// What tensor argument `a` of `dims` holds before each launch on `shape`
+/// (its init; `seed` picks the random numbers), as its elements' bytes.
 std::vector<unsigned char> initialContents(const Argument &a, const std::vector<int64_t> &dims,
                                            const Shape &shape, uint64_t seed);
 

@@ -1,0 +1,42 @@
+// RUN: minitile-opt %s -split-input-file --tile-assign-layouts --tile-distribute-fragments --canonicalize --cse | FileCheck %s
+// RUN: minitile-opt %s -split-input-file --tile-assign-layouts --tile-distribute-fragments --canonicalize --cse | FileCheck %s --check-prefix=INDEX
+// store_tile add: the stores become reductions (tile.store add, lowered to
+// red.global.add), a thread's side-by-side elements in one vector where
+// they are whole inside the tensor and aligned, else one by one. Into
+// gathered rows (`rows`): each row a thread holds reads its index once,
+// -1 past the index tensor's end, and a negative one is left alone.
+
+// Rows loaded four columns a thread: vector<4xf32> reductions.
+// CHECK-LABEL: tile.kernel @boxed
+// CHECK-COUNT-8: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<4xf32>, <?x?xf32>
+// CHECK-NOT: tile.store %
+tile.kernel @boxed(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %xv = tile.view %x sizes(%n, %n) strides(%n) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+  %ov = tile.view %o sizes(%n, %n) strides(%n) : !tile.ptr<f32> -> !tile.tensor<?x?xf32>
+  %f = tile.load_tile %xv[%c0, %c0] : !tile.tensor<?x?xf32> -> tensor<64x64xf32>
+  tile.store_tile add %f, %ov[%c0, %c0] : tensor<64x64xf32>, !tile.tensor<?x?xf32>
+  tile.return
+}
+
+// -----
+
+// A gemm's accumulator into the rows idx[s, j..] picks: a thread holds two
+// rows of the 64 (two index loads), two columns side by side (vector<2xf32>).
+// CHECK-LABEL: tile.kernel @gathered
+// CHECK-COUNT-32: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<2xf32>, <?x128xf32>
+// CHECK-NOT: tile.store add %{{.*}} : vector<2xf32>
+// INDEX-LABEL: tile.kernel @gathered
+// INDEX-COUNT-2: tile.load %{{.*}} : <?x?xi32> -> i32
+// INDEX-NOT: tile.load %{{.*}} : <?x?xi32> -> i32
+tile.kernel @gathered(%o: !tile.ptr<f32>, %i: !tile.ptr<i32>, %n: index, %s: index, %j: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %ov = tile.view %o sizes(%n) strides(%c128) : !tile.ptr<f32> -> !tile.tensor<?x128xf32>
+  %iv = tile.view %i sizes(%n, %n) strides(%n) : !tile.ptr<i32> -> !tile.tensor<?x?xi32>
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared : !tile.shared<128x64xbf16, swizzle = 128>
+  %r = tile.gemm %a, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<128x64xbf16, swizzle = 128> -> tensor<64x128xf32>
+  tile.store_tile add %r, %ov[%c0, %c0] rows %iv : !tile.tensor<?x?xi32> [%s, %j] : tensor<64x128xf32>, !tile.tensor<?x128xf32>
+  tile.return
+}
