@@ -12,6 +12,9 @@
 #include "clean_logits_t256_r1.h"
 #include "clean_logits_t32_r4.h"
 #include "clean_logits_t64_r4.h"
+#include "indexer_bwd.h"
+#include "indexer_bwd_s2.h"
+#include "indexer_bwd_s4.h"
 #include "indexer_fwd.h"
 #include "indexer_fwd_unfused.h"
 #include "indexer_fwd_last.h"
@@ -831,7 +834,57 @@ void benchSoftmax(double copyRate) {
 
 } // namespace
 
-/// minitile-bench [clean|indexer|shapes|topk|gemm|softmax|all|energy] [S ...]: which kernels,
+/// indexer_bwd on ../shared/bench/indexer_bwd_peers.py's inputs: causal
+/// ratio 4, each query's K slots random rows of its window (-1 past its
+/// length), H = 64, D = 128. Useful TFLOP/s = 6 H D (valid slots).
+void benchIndexerBwd(int64_t S, int64_t K) {
+  const int64_t T = S / 4, H = 64, D = 128;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> normal;
+  std::vector<bf16> q(S * H * D), kv(T * D);
+  std::vector<float> w(S * H), g(S * K);
+  std::vector<int32_t> idx(S * K);
+  for (bf16 &x : q)
+    x = bf16::fromFloat(normal(rng));
+  for (bf16 &x : kv)
+    x = bf16::fromFloat(normal(rng));
+  for (float &x : w)
+    x = normal(rng) / std::sqrt(float(H * D));
+  for (float &x : g)
+    x = normal(rng);
+  int64_t valid = 0;
+  for (int64_t s = 0; s < S; ++s) {
+    int64_t ke = std::min(T, (s + 1) / 4);
+    std::uniform_int_distribution<int64_t> row(0, std::max<int64_t>(ke, 1) - 1);
+    for (int64_t j = 0; j < K; ++j) {
+      idx[s * K + j] = j < ke ? int32_t(row(rng)) : -1;
+      valid += j < ke;
+    }
+  }
+  DeviceBuffer<bf16> dq(q), dkv(kv), ddq(q.size());
+  DeviceBuffer<float> dw(w), dg(g), ddw(w.size()), ddkv(kv.size());
+  DeviceBuffer<int32_t> didx(idx);
+  double useful = 6.0 * H * D * double(valid);
+  struct {
+    const char *name;
+    void (*fn)(minitile::rt::Scalar<int64_t>, minitile::rt::Scalar<int64_t>,
+               minitile::rt::Scalar<int64_t>, const bf16 *, const bf16 *, const float *,
+               const int32_t *, const float *, bf16 *, float *, float *, CUstream);
+  } variants[] = {{"indexer_bwd (as shipped)", minitile::kernels::indexer_bwd},
+                  {"indexer_bwd stages=2", minitile::kernels::indexer_bwd_s2},
+                  {"indexer_bwd stages=4", minitile::kernels::indexer_bwd_s4}};
+  for (auto &v : variants) {
+    double ms = medianMs([&] {
+      ddkv.fillWords(0);
+      v.fn(S, T, K, dq.get(), dkv.get(), dw.get(), didx.get(), dg.get(), ddq.get(), ddw.get(),
+           ddkv.get(), nullptr);
+    });
+    std::printf("%-26s S=%6lld S_kv=%6lld K=%5lld | %9.3f ms | %6.0f useful TFLOP/s\n", v.name,
+                (long long)S, (long long)T, (long long)K, ms, useful / ms / 1e9);
+  }
+}
+
+/// minitile-bench [clean|indexer|shapes|topk|gemm|softmax|all|energy|indexer_bwd] [S ...]: which kernels,
 /// and for the indexer which sequence lengths (S_kv = S / 4); all of them (not
 /// energy, which takes a minute) by default.
 int main(int argc, char **argv) {
@@ -934,6 +987,10 @@ int main(int argc, char **argv) {
                           {65536, 1024}})
         benchIndexerThenTopk(S, S / 4, K);
     }
+    if (what == "indexer_bwd")
+      for (auto [S, K] : {std::pair<int64_t, int64_t>{4096, 512}, {16384, 512}, {16384, 2048},
+                          {65536, 1024}})
+        benchIndexerBwd(S, K);
     if (what == "energy")
       benchEnergy(lengths);
     if (what == "gemm" || what == "all")

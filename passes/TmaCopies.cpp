@@ -336,9 +336,11 @@ TmaCopy TmaCopy::remapped(const IRMapping &map) const {
   return moved;
 }
 
-/// The row coordinate of each row of gathered copy `g`: base + its index,
-/// or -1 (a box wholly outside the tensor: zeros) where it has none.
-static SmallVector<Value> gatheredRows(OpBuilder &b, Location loc, const TmaGather &g) {
+/// The row coordinates of rows [from, to) of gathered copy `g`: base + the
+/// row's index, or -1 (a box wholly outside the tensor: zeros) where it has
+/// none. All the rows' loads come first, so their latencies overlap.
+static SmallVector<Value> gatheredRows(OpBuilder &b, Location loc, const TmaGather &g,
+                                       int64_t from, int64_t to) {
   Type i32 = b.getI32Type();
   Value none = arith::ConstantIntOp::create(b, loc, i32, -1);
   Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
@@ -347,7 +349,7 @@ static SmallVector<Value> gatheredRows(OpBuilder &b, Location loc, const TmaGath
   Value size = viewSize(b, g.rows, last);
   SmallVector<Value> index(g.at);
   SmallVector<Value> loaded;
-  for (int64_t r = 0; r < g.count; ++r) {
+  for (int64_t r = from; r < to; ++r) {
     index[last] = arith::AddIOp::create(b, loc, g.at[last],
                                         arith::ConstantIndexOp::create(b, loc, r));
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index[last], size);
@@ -370,17 +372,23 @@ static SmallVector<Value> gatheredRows(OpBuilder &b, Location loc, const TmaGath
 void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
                   Value barrier) {
   if (plan.gather) {
-    SmallVector<Value> rows = gatheredRows(b, loc, *plan.gather);
-    for (auto [r, row] : llvm::enumerate(rows)) {
-      for (int64_t p = 0; p < plan.panels; ++p) {
-        SmallVector<Value> coords(plan.coords);
-        coords[plan.gather->coord] = row;
-        if (p)
-          coords[0] = arith::AddIOp::create(
-              b, loc, coords[0],
-              arith::ConstantIntOp::create(b, loc, b.getI32Type(), p * plan.panelElements));
-        TmaLoadOp::create(b, loc, plan.desc, coords, dest,
-                          r * plan.gather->rowBytes + p * plan.panelBytes, barrier);
+    // In groups of rows whose indices are in registers at once: few enough
+    // for a producer warp's registers (setmaxnreg leaves it 64 or fewer).
+    for (int64_t from = 0; from < plan.gather->count; from += kGatherRowsAtOnce) {
+      int64_t to = std::min(plan.gather->count, from + kGatherRowsAtOnce);
+      SmallVector<Value> rows = gatheredRows(b, loc, *plan.gather, from, to);
+      for (auto [i, row] : llvm::enumerate(rows)) {
+        int64_t r = from + int64_t(i);
+        for (int64_t p = 0; p < plan.panels; ++p) {
+          SmallVector<Value> coords(plan.coords);
+          coords[plan.gather->coord] = row;
+          if (p)
+            coords[0] = arith::AddIOp::create(
+                b, loc, coords[0],
+                arith::ConstantIntOp::create(b, loc, b.getI32Type(), p * plan.panelElements));
+          TmaLoadOp::create(b, loc, plan.desc, coords, dest,
+                            r * plan.gather->rowBytes + p * plan.panelBytes, barrier);
+        }
       }
     }
     return;

@@ -61,9 +61,14 @@ bool tmaEligible(CopyOp copy, std::string &why);
 /// builds the coordinates before `copy`.
 TmaCopy planTmaCopy(CopyOp copy, mlir::Value desc = {});
 
+/// How many rows of a gathered copy the issuing thread reads the indices of
+/// before it starts their boxes.
+inline constexpr int64_t kGatherRowsAtOnce = 32;
+
 /// Starts the box copies of `plan` into `dest`, completing on `barrier`.
-/// A gathered copy's are per row: the issuing thread reads the rows'
-/// indices first (all loads before the boxes, so their latencies overlap);
+/// A gathered copy's are per row: the issuing thread reads
+/// kGatherRowsAtOnce rows' indices (their latencies overlap), starts their
+/// boxes, then takes the next rows;
 /// a row without one (its index negative or past the index tensor's end)
 /// gets a box outside the tensor, which the TMA fills with zeros and
 /// counts in full on the barrier.
