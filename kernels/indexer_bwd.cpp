@@ -31,6 +31,12 @@ template <bool Batched> struct IndexerBwd : Generator {
   Param<int> heads{"heads", 64, {64}, "H, heads per query (the gemms' 64 rows)"};
   Param<int> dim{"dim", 128, {64, 128}, "D, the head dimension"};
   Param<int> stages{"stages", 3, 2, 6, "gathered kv tiles in flight"};
+  Param<int> blocksPerSM{"blocks_per_sm", 1, 1, 3,
+                         "blocks a multiprocessor runs at once (the registers are shared "
+                         "out so that they fit)"};
+  Param<int> producerRegisters{"producer_registers", 0, {0, 24, 32, 40, 48, 56, 64},
+                               "the registers a producer warp keeps (0: the default); the "
+                               "gather holds 32 rows' indices at once"};
 
   void generate(Kernel &k) override {
     const int H = heads, D = dim, BK = 64;
@@ -53,6 +59,10 @@ template <bool Batched> struct IndexerBwd : Generator {
     Tensor dkv = Batched ? k.tensor("dkv", DType::f32, {T, B, D})
                          : k.tensor("dkv", DType::f32, {T, D});
     k.threads(128);
+    if (int(blocksPerSM) > 1)
+      k.minBlocksPerSM(blocksPerSM);
+    if (int(producerRegisters))
+      k.producerRegisters(producerRegisters);
     k.grid(S, Batched ? Arg(B) : Arg(1));
     Value s = k.blockId();
     Value b = Batched ? k.blockId(1) : Value();
