@@ -15,6 +15,8 @@
 #include "indexer_bwd.h"
 #include "indexer_bwd_s2.h"
 #include "indexer_bwd_s4.h"
+#include "indexer_bwd_b2.h"
+#include "indexer_bwd_b2_p48.h"
 #include "indexer_fwd.h"
 #include "indexer_fwd_unfused.h"
 #include "indexer_fwd_last.h"
@@ -872,7 +874,9 @@ void benchIndexerBwd(int64_t S, int64_t K) {
                const int32_t *, const float *, bf16 *, float *, float *, CUstream);
   } variants[] = {{"indexer_bwd (as shipped)", minitile::kernels::indexer_bwd},
                   {"indexer_bwd stages=2", minitile::kernels::indexer_bwd_s2},
-                  {"indexer_bwd stages=4", minitile::kernels::indexer_bwd_s4}};
+                  {"indexer_bwd stages=4", minitile::kernels::indexer_bwd_s4},
+                  {"indexer_bwd 2 blocks/SM", minitile::kernels::indexer_bwd_b2},
+                  {"indexer_bwd 2 blocks, p48", minitile::kernels::indexer_bwd_b2_p48}};
   for (auto &v : variants) {
     double ms = medianMs([&] {
       ddkv.fillWords(0);
@@ -988,9 +992,11 @@ int main(int argc, char **argv) {
         benchIndexerThenTopk(S, S / 4, K);
     }
     if (what == "indexer_bwd")
+      // The given lengths only, where any are (minitile-bench indexer_bwd 16384).
       for (auto [S, K] : {std::pair<int64_t, int64_t>{4096, 512}, {16384, 512}, {16384, 2048},
                           {65536, 1024}})
-        benchIndexerBwd(S, K);
+        if (argc <= 2 || std::find(lengths.begin(), lengths.end(), S) != lengths.end())
+          benchIndexerBwd(S, K);
     if (what == "energy")
       benchEnergy(lengths);
     if (what == "gemm" || what == "all")
