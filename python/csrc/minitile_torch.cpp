@@ -21,7 +21,8 @@
 #include <string>
 
 // The generated launchers: #include lines of every kernel library, then
-// MINITILE_TORCH_SHAPE(H, D) for each indexer pair built.
+// MINITILE_TORCH_SHAPE(H, D) for each indexer pair built, and
+// MINITILE_TORCH_BWD_SHAPE(H, D) for each pair the backward was built for.
 #include "minitile_torch_launchers.inc"
 
 #define MINITILE_TORCH_API extern "C" __attribute__((visibility("default")))
@@ -76,7 +77,10 @@ MINITILE_TORCH_API const char *minitile_torch_last_error() { return lastError.c_
 MINITILE_TORCH_API const char *minitile_torch_shapes() { return MINITILE_TORCH_SHAPE_LIST; }
 
 /// The ABI version python/minitile/torch/_lib.py checks.
-MINITILE_TORCH_API int minitile_torch_abi_version() { return 1; }
+MINITILE_TORCH_API int minitile_torch_abi_version() { return 2; }
+
+/// The (heads, dim) pairs the backward was built for, "64x128".
+MINITILE_TORCH_API const char *minitile_torch_bwd_shapes() { return MINITILE_TORCH_BWD_SHAPE_LIST; }
 
 /// logits [S, S_kv] f32 = the indexer of q [S, H, D] bf16, kv [S_kv, D] bf16,
 /// weights [S, H] f32 and the windows ks, ke [S] i32; -inf outside them.
@@ -166,4 +170,38 @@ MINITILE_TORCH_API int minitile_torch_topk(int64_t B, int64_t S, int64_t S_kv, i
                : mt::batched_topk(S, S_kv, k, B, l, i, v, st);
     }
   });
+}
+
+/// The indexer's backward at the selected indices: dq [S, H, D] bf16 and
+/// dweights [S, H] f32 written, dkv [S_kv, D] f32 added into, from q,
+/// weights, kv, indices [S, K] i32 (-1: none) and grad [S, K] f32. B = 0:
+/// the single form; else q [S, B, H, D], weights [S, B, H], kv [S_kv, B, D],
+/// indices and grad [B, S, K].
+MINITILE_TORCH_API int minitile_torch_indexer_bwd(int heads, int dim, int64_t B, int64_t S,
+                                                  int64_t S_kv, int64_t K, const void *q,
+                                                  const void *kv, const void *weights,
+                                                  const void *indices, const void *grad,
+                                                  void *dq, void *dweights, void *dkv,
+                                                  void *stream, int device) {
+  auto qq = static_cast<const bf16 *>(q), kk = static_cast<const bf16 *>(kv);
+  auto w = static_cast<const float *>(weights), g = static_cast<const float *>(grad);
+  auto i = static_cast<const int32_t *>(indices);
+  auto oq = static_cast<bf16 *>(dq);
+  auto ow = static_cast<float *>(dweights), ok = static_cast<float *>(dkv);
+  auto st = static_cast<CUstream>(stream);
+#define MINITILE_TORCH_BWD_SHAPE(H, D)                                                     \
+  if (heads == H && dim == D)                                                              \
+    return guarded(device, [&] {                                                           \
+      if (B == 0)                                                                          \
+        minitile_torch::indexer_bwd_h##H##_d##D(S, S_kv, K, qq, kk, w, i, g, oq, ow, ok, st); \
+      else                                                                                 \
+        minitile_torch::batched_indexer_bwd_h##H##_d##D(S, S_kv, K, B, qq, kk, w, i, g, oq, \
+                                                        ow, ok, st);                      \
+    });
+  MINITILE_TORCH_BWD_SHAPES
+#undef MINITILE_TORCH_BWD_SHAPE
+  lastError = std::string("indexer_bwd: no kernel for heads=") + std::to_string(heads) +
+              ", dim=" + std::to_string(dim) + " in this build (built: " +
+              MINITILE_TORCH_BWD_SHAPE_LIST + "; the kernel takes 64 heads, dim 64 or 128)";
+  return kNotBuilt;
 }

@@ -42,6 +42,9 @@ def test_schemas():
         "topk": "minitile::topk(Tensor logits, int k, Tensor? cu_seqlen_ks=None, "
                 "Tensor? cu_seqlen_ke=None, bool sorted=False) -> (Tensor values, "
                 "Tensor indices)",
+        "indexer_bwd": "minitile::indexer_bwd(Tensor q, Tensor weights, Tensor kv, "
+                       "Tensor topk_indices, Tensor grad_scores) -> (Tensor grad_q, "
+                       "Tensor grad_weights, Tensor grad_kv)",
     }
     for name, schema in want.items():
         assert str(getattr(torch.ops.minitile, name).default._schema) == schema
@@ -78,6 +81,19 @@ def test_fake_shapes(mode):
         # The seed's functions.
         assert mt.indexer_fwd_interface(*indexer_args(S=9, T=4, device=device)).shape == (9, 4)
         assert mt.batched_indexer_fwd(qb, kvb, wb, ks, ke).shape == (3, 50, 13)
+        # The backward, single and batched.
+        q, kv, w, _, _ = indexer_args(S=30, H=64, D=128, T=11, device=device)
+        idx = torch.zeros((30, 70), dtype=i32, device=device)
+        g = torch.zeros((30, 70), dtype=f32, device=device)
+        gq, gw, gk = mt.ops.indexer_bwd(q, w, kv, idx, g)
+        assert gq.shape == q.shape and gq.dtype is bf16
+        assert gw.shape == w.shape and gw.dtype is f32
+        assert gk.shape == kv.shape and gk.dtype is f32
+        idx = torch.zeros((3, 50, 9), dtype=i32, device=device)
+        g = torch.zeros((3, 50, 9), dtype=f32, device=device)
+        gq, gw, gk = mt.ops.indexer_bwd(qb, wb, kvb, idx, g)
+        assert gq.shape == qb.shape and gw.shape == wb.shape and gk.shape == kvb.shape
+        assert gk.dtype is f32
         # Empty sizes.
         assert mt.indexer_fwd(*indexer_args(S=0, T=4, device=device)).shape == (0, 4)
         assert mt.indexer_fwd(*indexer_args(S=3, T=0, device=device)).shape == (3, 0)
@@ -237,11 +253,35 @@ def test_topk_and_clean_errors():
 
 # --- the library ---------------------------------------------------------------
 
+def test_indexer_bwd_errors():
+    q, kv, w, _, _ = indexer_args(S=8, H=64, D=128, T=5, device="cpu")
+    idx = torch.zeros((8, 3), dtype=i32)
+    g = torch.zeros((8, 3), dtype=f32)
+    op = mt.ops.indexer_bwd
+    with pytest.raises(ValueError, match="q must be a CUDA tensor"):
+        op(q, w, kv, idx, g)
+    with FakeTensorMode():
+        q, kv, w, _, _ = indexer_args(S=8, H=64, D=128, T=5, device="cuda")
+        idx = torch.zeros((8, 3), dtype=i32, device="cuda")
+        g = torch.zeros((8, 3), dtype=f32, device="cuda")
+        with pytest.raises(TypeError, match="topk_indices must be torch.int32"):
+            op(q, w, kv, idx.long(), g)
+        with pytest.raises(ValueError, match=r"grad_scores must have shape \[8, 3\]"):
+            op(q, w, kv, idx, g[:, :2].contiguous())
+        with pytest.raises(ValueError, match=r"topk_indices must have shape \[8\]"):
+            op(q, w, kv, idx[:4], g)
+        with pytest.raises(ValueError, match="kv must have shape"):
+            op(q, w, kv[:, :64].contiguous(), idx, g)
+        with pytest.raises(ValueError, match="weights must have shape"):
+            op(q, w[:, :32].contiguous(), kv, idx, g)
+
+
 def test_library_loads_and_reports_without_a_gpu():
     lib = _lib.lib()
-    assert lib.minitile_torch_abi_version() == 1
+    assert lib.minitile_torch_abi_version() == 2
     shapes = mt.built_shapes()
     assert (64, 128) in shapes, shapes
+    assert (64, 128) in _lib.built_bwd_shapes() and (32, 128) not in _lib.built_bwd_shapes()
     # A launch with no driver: a status and a message, not a crash.
     status = lib.minitile_torch_clean_logits(4, 4, None, None, None, None, 0)
     assert status != 0
@@ -358,6 +398,17 @@ for H, D in _lib.built_shapes():
     status, message = call("indexer_fwd", H, D, S, T, q, kv, w, ctypes.addressof(host), ke,
                            out, None, 0)
     assert status == 1 and "ks" in message, message
+for H, D in _lib.built_bwd_shapes():
+    q, kv, w = alloc(B * S * H * D * 2), alloc(B * T * D * 2), alloc(B * S * H * 4)
+    idx, g = alloc(B * S * k * 4), alloc(B * S * k * 4)
+    dq, dw, dkv = alloc(B * S * H * D * 2), alloc(B * S * H * 4), alloc(B * T * D * 4)
+    for batch in (0, B):
+        status, message = call("indexer_bwd", H, D, batch, S, T, k, q, kv, w, idx, g, dq, dw,
+                               dkv, None, 0)
+        assert status == 0, message
+status, message = call("indexer_bwd", 32, 128, 0, S, T, k, q, kv, w, idx, g, dq, dw, dkv,
+                       None, 0)
+assert status == 3 and "64 heads" in message, (status, message)
 values, indices = alloc(B * S * k * 4), alloc(B * S * k * 4)
 assert call("clean_logits", S, T, out, ks, ke, None, 0)[0] == 0
 for batch in (0, B):
@@ -391,5 +442,7 @@ def test_abi_on_the_fake_driver():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "every entry point launched" in done.stdout
     launches = done.stderr.count("fake cuda: launch")
-    # Per (H, D): indexer_fwd and batched once each; then clean and 8 topk.
-    assert launches == 2 * len(_lib.built_shapes()) + 1 + 8, done.stderr
+    # Per (H, D): indexer_fwd and batched once each; per backward pair its
+    # single and batched kernels; then clean and 8 topk.
+    assert launches == 2 * len(_lib.built_shapes()) + 2 * len(_lib.built_bwd_shapes()) + 1 + 8, \
+        done.stderr

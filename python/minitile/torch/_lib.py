@@ -11,7 +11,7 @@ import os
 import pathlib
 import threading
 
-_ABI_VERSION = 1
+_ABI_VERSION = 2
 
 _OK, _BAD_ARGUMENT, _CUDA_ERROR, _NOT_BUILT = 0, 1, 2, 3
 
@@ -53,7 +53,10 @@ def _load():
             [ptr] * 7 + [i32]
         lib.minitile_torch_clean_logits.argtypes = [i64, i64, ptr, ptr, ptr, ptr, i32]
         lib.minitile_torch_topk.argtypes = [i64, i64, i64, i64] + [ptr] * 5 + [i32, ptr, i32]
-        for f in ("indexer_fwd", "batched_indexer_fwd", "clean_logits", "topk"):
+        lib.minitile_torch_bwd_shapes.restype = ctypes.c_char_p
+        lib.minitile_torch_indexer_bwd.argtypes = [i32, i32, i64, i64, i64, i64] + \
+            [ptr] * 9 + [i32]
+        for f in ("indexer_fwd", "batched_indexer_fwd", "clean_logits", "topk", "indexer_bwd"):
             getattr(lib, "minitile_torch_" + f).restype = ctypes.c_int
         _lib = lib
         return lib
@@ -76,3 +79,15 @@ def built_shapes():
     """The (heads, dim) pairs the indexer kernels of this build take."""
     text = lib().minitile_torch_shapes().decode()
     return [tuple(int(x) for x in pair.split("x")) for pair in text.split(",") if pair]
+
+
+_bwd_shapes = None
+
+
+def built_bwd_shapes():
+    """The (heads, dim) pairs the backward kernels of this build take."""
+    global _bwd_shapes
+    if _bwd_shapes is None:
+        text = lib().minitile_torch_bwd_shapes().decode()
+        _bwd_shapes = [tuple(int(x) for x in pair.split("x")) for pair in text.split(",") if pair]
+    return _bwd_shapes

@@ -13,12 +13,13 @@ any integer dtype (made int32). The ops under them (torch.ops.minitile.*)
 take exactly one layout and refuse anything else.
 
 The backward (``indexer_bwd_interface`` and the autograd functions'
-backward) is ``reference.indexer_bwd``, plain PyTorch: minitile has no
-backward kernel yet (docs/torch.md).
+backward) is ``torch.ops.minitile.indexer_bwd`` (the ``indexer_bwd``
+kernel) for the (heads, dim) pairs it was built for -- 64 heads -- and
+``reference.indexer_bwd``, plain PyTorch, for others (docs/torch.md).
 """
 import torch
 
-from . import ops, reference
+from . import _lib, ops, reference
 
 _f32, _i32 = torch.float32, torch.int32
 
@@ -55,18 +56,42 @@ def batched_indexer_fwd(q, k, weights, cu_seqlen_ks, cu_seqlen_ke):
     return ops.batched_indexer_fwd(q.contiguous(), k.contiguous(), _float32(weights), ks, ke)
 
 
+def _kernel_takes(index_q, weights, index_k, topk_indices, grad_scores):
+    """Whether torch.ops.minitile.indexer_bwd serves these arguments: CUDA
+    tensors of a (heads, dim) pair the backward was built for (64 heads)."""
+    if not all(t.is_cuda for t in (index_q, weights, index_k, topk_indices, grad_scores)):
+        return False
+    return tuple(index_q.shape[-2:]) in _lib.built_bwd_shapes()
+
+
+def _bwd_args(weights, topk_indices, grad_scores):
+    return (_float32(weights), topk_indices if topk_indices.dtype is _i32 else
+            topk_indices.to(_i32), _float32(grad_scores))
+
+
 def indexer_bwd_interface(index_q, weights, index_k, topk_indices, grad_scores):
     """(grad_q [S, H, D] bf16, grad_w [S, H] float32, grad_k [S_kv, D] float32):
     the gradients of the scores gathered at topk_indices [S, K] (-1 ignored)
-    for grad_scores [S, K]. Plain PyTorch (reference.indexer_bwd)."""
-    return reference.indexer_bwd(index_q, weights.squeeze(-1) if weights.dim() == 3 else weights,
-                                 index_k, topk_indices, grad_scores)
+    for grad_scores [S, K]. torch.ops.minitile.indexer_bwd where it was built
+    for the (heads, dim) pair (64 heads), else plain PyTorch
+    (reference.indexer_bwd)."""
+    if weights.dim() == 3:
+        weights = weights.squeeze(-1)
+    if _kernel_takes(index_q, weights, index_k, topk_indices, grad_scores):
+        w, idx, g = _bwd_args(weights, topk_indices, grad_scores)
+        return ops.indexer_bwd(index_q.contiguous(), w, index_k.contiguous(), idx, g)
+    return reference.indexer_bwd(index_q, weights, index_k, topk_indices, grad_scores)
 
 
 def batched_indexer_bwd(index_q, weights, index_k, topk_indices, grad_scores):
     """The batched backward: q [S, B, H, D], weights [S, B, H], k [S_kv, B, D],
     topk_indices and grad_scores [B, S, K] -> (grad_q [S, B, H, D] bf16,
-    grad_w [S, B, H] float32, grad_k [S_kv, B, D] float32). Plain PyTorch."""
+    grad_w [S, B, H] float32, grad_k [S_kv, B, D] float32), in one launch of
+    torch.ops.minitile.indexer_bwd where it was built for the pair, else
+    plain PyTorch a batch element at a time."""
+    if _kernel_takes(index_q, weights, index_k, topk_indices, grad_scores):
+        w, idx, g = _bwd_args(weights, topk_indices, grad_scores)
+        return ops.indexer_bwd(index_q.contiguous(), w, index_k.contiguous(), idx, g)
     S, B, H, D = index_q.shape
     grad_q = torch.empty_like(index_q)
     grad_w = torch.empty(S, B, H, dtype=_f32, device=index_q.device)
@@ -121,7 +146,7 @@ class IndexerFunction(torch.autograd.Function):
     top-k logits, differentiable in q, k and weights through the scores.
 
     Forward: minitile's indexer_fwd and topk (or the given indices). Backward:
-    indexer_bwd_interface (plain PyTorch for now).
+    indexer_bwd_interface.
     """
 
     @staticmethod

@@ -37,6 +37,9 @@ SCHEMAS = {
     "topk":
         "topk(Tensor logits, int k, Tensor? cu_seqlen_ks=None, Tensor? cu_seqlen_ke=None, "
         "bool sorted=False) -> (Tensor values, Tensor indices)",
+    "indexer_bwd":
+        "indexer_bwd(Tensor q, Tensor weights, Tensor kv, Tensor topk_indices, "
+        "Tensor grad_scores) -> (Tensor grad_q, Tensor grad_weights, Tensor grad_kv)",
 }
 
 _bf16, _f32, _i32 = torch.bfloat16, torch.float32, torch.int32
@@ -140,6 +143,35 @@ def _check_topk(op, logits, k, ks, ke, sorted, real):
     return B, S, T
 
 
+def _check_bwd(op, q, weights, kv, idx, grad, real):
+    """Checks the backward's arguments (q of rank 3: single, 4: batched);
+    returns (B, S, H, D, S_kv, K), B = 0 for the single form."""
+    if q.dim() == 4:
+        S, B, H, D = _tensor(op, "q", q, _bf16, ["S", "B", "H", "D"])
+        _shape_is(op, "weights", _tensor(op, "weights", weights, _f32, ["S", "B", "H"]),
+                  (S, B, H), "q's rows, batch and heads")
+        T, B2, D2 = _tensor(op, "kv", kv, _bf16, ["S_kv", "B", "D"])
+        _shape_is(op, "kv", (B2, D2), (B, D), "its batch and head dim as q's")
+        B3, S2, K = _tensor(op, "topk_indices", idx, _i32, ["B", "S", "K"])
+        _shape_is(op, "topk_indices", (B3, S2), (B, S), "a row of K indices per query")
+        _shape_is(op, "grad_scores", _tensor(op, "grad_scores", grad, _f32, ["B", "S", "K"]),
+                  (B, S, K), "topk_indices' shape")
+    else:
+        S, H, D = _tensor(op, "q", q, _bf16, ["S", "H", "D"])
+        B = 0
+        _shape_is(op, "weights", _tensor(op, "weights", weights, _f32, ["S", "H"]), (S, H),
+                  "q's rows and heads")
+        T, D2 = _tensor(op, "kv", kv, _bf16, ["S_kv", "D"])
+        _shape_is(op, "kv", (D2,), (D,), "its last dimension q's head dim")
+        S2, K = _tensor(op, "topk_indices", idx, _i32, ["S", "K"])
+        _shape_is(op, "topk_indices", (S2,), (S,), "a row of K indices per query")
+        _shape_is(op, "grad_scores", _tensor(op, "grad_scores", grad, _f32, ["S", "K"]),
+                  (S, K), "topk_indices' shape")
+    _same_device(op, ("q", q), (("weights", weights), ("kv", kv), ("topk_indices", idx),
+                                ("grad_scores", grad)), real)
+    return B, S, H, D, T, K
+
+
 if hasattr(torch._C, "_cuda_getCurrentRawStream"):
     _raw_stream = torch._C._cuda_getCurrentRawStream
 else:  # pragma: no cover - every torch with CUDA since 1.x has it
@@ -216,7 +248,35 @@ def _topk(logits, k, cu_seqlen_ks=None, cu_seqlen_ke=None, sorted=False):
     return values, indices
 
 
+def _indexer_bwd(q, weights, kv, topk_indices, grad_scores):
+    B, S, H, D, T, K = _check_bwd("indexer_bwd", q, weights, kv, topk_indices, grad_scores,
+                                  True)
+    grad_q = torch.empty_like(q)
+    grad_weights = torch.empty(weights.shape, dtype=_f32, device=q.device)
+    grad_kv = torch.zeros(kv.shape, dtype=_f32, device=q.device)  # the kernel adds into it
+    # Nothing selected (no queries, slots or kv rows): zero gradients, no launch.
+    if S and K and T and (B or q.dim() == 3):
+        device = q.get_device()
+        status = _lib.lib().minitile_torch_indexer_bwd(
+            H, D, B, S, T, K, q.data_ptr(), kv.data_ptr(), weights.data_ptr(),
+            topk_indices.data_ptr(), grad_scores.data_ptr(), grad_q.data_ptr(),
+            grad_weights.data_ptr(), grad_kv.data_ptr(), _raw_stream(device), device)
+        if status:
+            _lib.raise_for(status, "indexer_bwd")
+    else:
+        grad_q.zero_()
+        grad_weights.zero_()
+    return grad_q, grad_weights, grad_kv
+
+
 # --- fake (meta) implementations: exact shapes and dtypes ----------------------
+
+def _indexer_bwd_fake(q, weights, kv, topk_indices, grad_scores):
+    _check_bwd("indexer_bwd", q, weights, kv, topk_indices, grad_scores, False)
+    return (q.new_empty(q.shape), q.new_empty(weights.shape, dtype=_f32),
+            q.new_empty(kv.shape, dtype=_f32))
+
+
 
 def _indexer_fwd_fake(q, kv, weights, cu_seqlen_ks, cu_seqlen_ke):
     S, _, _, _, T = _check_indexer("indexer_fwd", q, kv, weights, cu_seqlen_ks,
@@ -249,6 +309,7 @@ _IMPLS = {
     "batched_indexer_fwd": (_batched_indexer_fwd, _batched_indexer_fwd_fake),
     "clean_logits": (_clean_logits, _clean_logits_fake),
     "topk": (_topk, _topk_fake),
+    "indexer_bwd": (_indexer_bwd, _indexer_bwd_fake),
 }
 
 
@@ -269,3 +330,4 @@ indexer_fwd = torch.ops.minitile.indexer_fwd.default
 batched_indexer_fwd = torch.ops.minitile.batched_indexer_fwd.default
 clean_logits = torch.ops.minitile.clean_logits.default
 topk = torch.ops.minitile.topk.default
+indexer_bwd = torch.ops.minitile.indexer_bwd.default
