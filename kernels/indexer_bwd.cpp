@@ -34,9 +34,6 @@ template <bool Batched> struct IndexerBwd : Generator {
   Param<int> blocksPerSM{"blocks_per_sm", 1, 1, 3,
                          "blocks a multiprocessor runs at once (the registers are shared "
                          "out so that they fit)"};
-  Param<bool> overlap{"overlap", false,
-                      "start the next tile's gemms before this tile's epilogue (two tiles' "
-                      "scores live at once)"};
   Param<int> producerRegisters{"producer_registers", 0, {0, 24, 32, 40, 48, 56, 64},
                                "the registers a producer warp keeps (0: the default); the "
                                "gather holds 32 rows' indices at once"};
@@ -113,7 +110,7 @@ template <bool Batched> struct IndexerBwd : Generator {
           next.push_back(dw);
           return next;
         },
-        {.stages = stages, .overlap = overlap});
+        {.stages = stages});
     for (int p = 0; p < P; ++p)
       storeTile(dqs, {s, 0, p * 64}, reshape(cast(acc[p], DType::bf16), {1, H, 64}));
     storeTile(dws, {s, 0}, reshape(acc[P], {1, H}));
