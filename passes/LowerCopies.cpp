@@ -169,6 +169,11 @@ struct LowerCopies : minitile::tile::impl::TileLowerCopiesBase<LowerCopies> {
                            "into one view instead");
           return signalPassFailure();
         }
+        if (copy.isGather() && !rootView(copy.getRows())) {
+          copy.emitOpError("gathers by an index tensor that is not a tile.view (or a slice "
+                           "of one), whose sizes are unknown here");
+          return signalPassFailure();
+        }
         std::string why;
         if (!forceFallback && tmaEligible(copy, why)) {
           lowerToTma(copy, planTmaCopy(copy), kernel);

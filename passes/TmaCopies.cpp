@@ -193,6 +193,11 @@ bool tmaEligible(CopyOp copy, std::string &why) {
             "(they depend on more than the kernel's arguments)";
       return false;
     }
+  if (copy.isGather() && !rootView(copy.getRows())) {
+    why = "its index tensor is not a tile.view (or a slice of one), whose sizes are "
+          "unknown here";
+    return false;
+  }
   if (copy.isGather() && copy.getBox().front() > 256) {
     why = "it gathers " + std::to_string(copy.getBox().front()) +
           " rows, a box each, more than the 256 a copy issues";

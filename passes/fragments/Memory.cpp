@@ -187,7 +187,11 @@ public:
                              "into one view instead");
     if (auto load = llvm::dyn_cast<LoadTileOp>(op))
       return loadTile(load, d, b);
-    return storeTile(llvm::cast<StoreTileOp>(op), d, b);
+    auto store = llvm::cast<StoreTileOp>(op);
+    if (store.getRows() && !rootView(store.getRows()))
+      return op->emitOpError("writes rows picked by an index tensor that is not a tile.view "
+                             "(or a slice of one), whose sizes are unknown here");
+    return storeTile(store, d, b);
   }
 
 private:
