@@ -75,24 +75,6 @@ void lowerToTma(CopyOp copy, const TmaCopy &plan, KernelOp kernel) {
   copy.erase();
 }
 
-/// Tile row `r`'s entry of gathered copy `copy`'s index tensor (as an
-/// index), or -1 past the tensor's end.
-Value gatheredRow(OpBuilder &b, Location loc, CopyOp copy, Value r) {
-  SmallVector<Value> index(copy.getRowIndices());
-  unsigned last = index.size() - 1;
-  index[last] = arith::AddIOp::create(b, loc, index[last], r);
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index[last],
-                                       viewSize(b, copy.getRows(), last));
-  auto read = IfOp::create(b, loc, TypeRange{b.getIndexType()}, inside);
-  OpBuilder then = OpBuilder::atBlockEnd(&read.getThenRegion().emplaceBlock());
-  Value v = LoadOp::create(then, loc, then.getI32Type(), copy.getRows(), index);
-  YieldOp::create(then, loc,
-                  ValueRange{arith::IndexCastOp::create(then, loc, then.getIndexType(), v)});
-  OpBuilder otherwise = OpBuilder::atBlockEnd(&read.getElseRegion().emplaceBlock());
-  YieldOp::create(otherwise, loc, ValueRange{constant(otherwise, loc, -1)});
-  return read.getResult(0);
-}
-
 /// Every compute thread copies every (compute threads)-th element.
 void lowerToPlainCopy(CopyOp copy, KernelOp kernel) {
   Location loc = copy.getLoc();
@@ -123,7 +105,8 @@ void lowerToPlainCopy(CopyOp copy, KernelOp kernel) {
     Value zero = constant(body, loc, 0);
     if (copy.isGather() && d == 0) {
       // The row's index, or -1 where it has none; a negative one reads zeros.
-      Value picked = gatheredRow(body, loc, copy, coord);
+      Value picked = rowIndexOrNone(body, loc, copy.getRows(), copy.getRowIndices(), coord,
+                                    body.getIndexType());
       inBounds = arith::AndIOp::create(
           body, loc, inBounds,
           arith::CmpIOp::create(body, loc, arith::CmpIPredicate::sge, picked, zero));

@@ -341,6 +341,26 @@ TmaCopy TmaCopy::remapped(const IRMapping &map) const {
   return moved;
 }
 
+Value rowIndexOrNone(OpBuilder &b, Location loc, Value rows, ValueRange at, Value r,
+                     Type type) {
+  SmallVector<Value> slot(at);
+  unsigned last = slot.size() - 1;
+  slot[last] = arith::AddIOp::create(b, loc, slot[last], r);
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, slot[last],
+                                       viewSize(b, rows, last));
+  auto read = IfOp::create(b, loc, TypeRange{type}, inside);
+  OpBuilder then = OpBuilder::atBlockEnd(&read.getThenRegion().emplaceBlock());
+  Value v = LoadOp::create(then, loc, then.getI32Type(), rows, slot);
+  if (type.isIndex())
+    v = arith::IndexCastOp::create(then, loc, type, v);
+  YieldOp::create(then, loc, ValueRange{v});
+  OpBuilder otherwise = OpBuilder::atBlockEnd(&read.getElseRegion().emplaceBlock());
+  Value none = type.isIndex() ? Value(arith::ConstantIndexOp::create(otherwise, loc, -1))
+                              : Value(arith::ConstantIntOp::create(otherwise, loc, type, -1));
+  YieldOp::create(otherwise, loc, ValueRange{none});
+  return read.getResult(0);
+}
+
 /// The row coordinates of rows [from, to) of gathered copy `g`: base + the
 /// row's index, or -1 (a box wholly outside the tensor: zeros) where it has
 /// none. All the rows' loads come first, so their latencies overlap.
@@ -350,21 +370,10 @@ static SmallVector<Value> gatheredRows(OpBuilder &b, Location loc, const TmaGath
   Value none = arith::ConstantIntOp::create(b, loc, i32, -1);
   Value zero = arith::ConstantIntOp::create(b, loc, i32, 0);
   Value base = arith::IndexCastOp::create(b, loc, i32, g.base);
-  unsigned last = g.at.size() - 1;
-  Value size = viewSize(b, g.rows, last);
-  SmallVector<Value> index(g.at);
   SmallVector<Value> loaded;
-  for (int64_t r = from; r < to; ++r) {
-    index[last] = arith::AddIOp::create(b, loc, g.at[last],
-                                        arith::ConstantIndexOp::create(b, loc, r));
-    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index[last], size);
-    auto read = IfOp::create(b, loc, TypeRange{i32}, inside);
-    OpBuilder then = OpBuilder::atBlockEnd(&read.getThenRegion().emplaceBlock());
-    YieldOp::create(then, loc, ValueRange{LoadOp::create(then, loc, i32, g.rows, index)});
-    OpBuilder otherwise = OpBuilder::atBlockEnd(&read.getElseRegion().emplaceBlock());
-    YieldOp::create(otherwise, loc, ValueRange{none});
-    loaded.push_back(read.getResult(0));
-  }
+  for (int64_t r = from; r < to; ++r)
+    loaded.push_back(
+        rowIndexOrNone(b, loc, g.rows, g.at, arith::ConstantIndexOp::create(b, loc, r), i32));
   SmallVector<Value> coords;
   for (Value v : loaded) {
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, zero);

@@ -61,6 +61,13 @@ bool tmaEligible(CopyOp copy, std::string &why);
 /// builds the coordinates before `copy`.
 TmaCopy planTmaCopy(CopyOp copy, mlir::Value desc = {});
 
+/// Entry `at[-1] + r` of the innermost dimension of the i32 index tensor
+/// `rows` (at its other indices `at`), as `type` (i32 or index); -1 past the
+/// end of that dimension. What gathered copies and stores into gathered rows
+/// read for tile row `r` (an index value).
+mlir::Value rowIndexOrNone(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rows,
+                           mlir::ValueRange at, mlir::Value r, mlir::Type type);
+
 /// How many rows of a gathered copy the issuing thread reads the indices of
 /// before it starts their boxes.
 inline constexpr int64_t kGatherRowsAtOnce = 32;

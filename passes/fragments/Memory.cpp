@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Barriers.h"
+#include "passes/TmaCopies.h"
 #include "passes/fragments/Fragments.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -126,19 +127,8 @@ public:
       // The fragment row, its slot in the index tensor, and the index
       // there (-1 past the tensor's end).
       Value row = arith::AddIOp::create(b, loc, offset[0], Distributor::index(b, loc, c[0]));
-      SmallVector<Value> slot(op.getRowIndices());
-      unsigned last = slot.size() - 1;
-      slot[last] = arith::AddIOp::create(b, loc, slot[last], row);
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, slot[last],
-                                           viewSize(b, op.getRows(), last));
-      auto read = IfOp::create(b, loc, TypeRange{b.getIndexType()}, inside);
-      OpBuilder then = OpBuilder::atBlockEnd(&read.getThenRegion().emplaceBlock());
-      Value v = LoadOp::create(then, loc, then.getI32Type(), op.getRows(), slot);
-      YieldOp::create(then, loc,
-                      ValueRange{arith::IndexCastOp::create(then, loc, then.getIndexType(), v)});
-      OpBuilder otherwise = OpBuilder::atBlockEnd(&read.getElseRegion().emplaceBlock());
-      YieldOp::create(otherwise, loc, ValueRange{Distributor::index(otherwise, loc, -1)});
-      Value picked = read.getResult(0);
+      Value picked =
+          rowIndexOrNone(b, loc, op.getRows(), op.getRowIndices(), row, b.getIndexType());
       // elementAt adds the row back: origin + row = indices[0] + picked.
       it->second.first = arith::SubIOp::create(
           b, loc, arith::AddIOp::create(b, loc, origin[0], picked), row);
