@@ -265,10 +265,27 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
       reads[stage] = wait;
     for (OpOperand *use : uses) {
       Operation *top = to.findAncestorOpInBlock(*use->getOwner());
-      if (top && top->isBeforeInBlock(wait))
-        return use->getOwner()->emitOpError(
-            "reads a shared tile of a pipelined loop before the loop body's copy into it; "
-            "copy first, then read");
+      if (top && top->isBeforeInBlock(wait)) {
+        // Before its own tile's copy, or after it but before a later copy
+        // of the body: the body waits for all its copies at once.
+        auto own = llvm::find_if(body.copies, [&](CopyOp c) { return c.getDest() == alloc; });
+        Operation *ownTop = own == body.copies.end() ? nullptr : to.findAncestorOpInBlock(**own);
+        if (!ownTop || top->isBeforeInBlock(ownTop))
+          return use->getOwner()->emitOpError(
+              "reads a shared tile of a pipelined loop before the loop body's copy into it; "
+              "copy first, then read");
+        auto later = llvm::find_if(body.copies, [&](CopyOp c) {
+          Operation *at = to.findAncestorOpInBlock(*c);
+          return at && top->isBeforeInBlock(at);
+        });
+        InFlightDiagnostic error = use->getOwner()->emitOpError(
+            "reads a shared tile of a pipelined loop before a later copy of the loop body: "
+            "the body waits for all its copies at once, so every copy comes before the first "
+            "read; move that copy up");
+        if (later != body.copies.end())
+          error.attachNote(CopyOp(*later)->getLoc()) << "the later copy";
+        return error;
+      }
       use->set(stage);
     }
   }

@@ -444,3 +444,33 @@ tile.kernel @coop_shared_store_kernel(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %
   } {cooperative}
   tile.return
 }
+
+// -----
+
+// A read of a tile after its own copy but before another copy of the body:
+// the body waits for all its copies at once, so the error names the read and
+// the later copy, not a copy into the tile it reads.
+tile.host @h(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n", tile.size}) {
+  %c1 = arith.constant 1 : index
+  tile.launch @k grid(%c1, %c1, %c1) args(%kv, %n) : (!tile.ptr<bf16>, index) -> ()
+  tile.return
+}
+tile.kernel @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "n"}) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = tile.view %kv[%c0] sizes(%n) strides(%c64) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  tile.copy %v[%c0, %c0] to %q box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 {
+    %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    %b = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%i, %c0] to %a box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    // expected-error@+1 {{'tile.gemm' op reads a shared tile of a pipelined loop before a later copy of the loop body: the body waits for all its copies at once, so every copy comes before the first read; move that copy up}}
+    %s = tile.gemm %q, %a {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    // expected-note@+1 {{the later copy}}
+    tile.copy %v[%i, %c0] to %b box [64, 64] : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    %t = tile.gemm %q, %b {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+  }
+  tile.return
+}
