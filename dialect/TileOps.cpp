@@ -618,6 +618,35 @@ LogicalResult AllocSharedOp::verify() {
   return success();
 }
 
+/// The rows operands of a gathered copy (`copy`) or store (`rows` null:
+/// none): `tensorRank` is the rank of the tensor whose rows they pick.
+static LogicalResult verifyRows(Operation *op, Value rows, int64_t tensorRank,
+                                ValueRange rowIndices, bool copy) {
+  if (!rows) {
+    if (!rowIndices.empty())
+      return op->emitOpError("has row indices but no rows tensor");
+    return success();
+  }
+  auto type = llvm::cast<GlobalTensorType>(rows.getType());
+  if (tensorRank != 2) {
+    if (copy)
+      return op->emitOpError("gathers rows of a rank-2 tensor, not of a rank-")
+             << tensorRank << " one (slice it first)";
+    return op->emitOpError("writes gathered rows of a rank-2 tensor, not of a rank-")
+           << tensorRank << " one (slice it first)";
+  }
+  if (!type.getElementType().isInteger(32)) {
+    if (copy)
+      return op->emitOpError("gathers rows by an i32 index tensor, not ")
+             << type.getElementType();
+    return op->emitOpError("picks rows by an i32 index tensor, not ") << type.getElementType();
+  }
+  if (int64_t(rowIndices.size()) != type.getRank())
+    return op->emitOpError("indexes its rank-") << type.getRank() << " rows tensor with "
+                                                << rowIndices.size() << " indices";
+  return success();
+}
+
 LogicalResult CopyOp::verify() {
   auto src = getSource().getType();
   auto dst = getDest().getType();
@@ -640,22 +669,7 @@ LogicalResult CopyOp::verify() {
     return emitOpError("a box of [")
            << box << "] does not fill a tile of [" << dst.getShape()
            << "] (its outer extents flatten onto the tile's rows)";
-  if (!getRows()) {
-    if (!getRowIndices().empty())
-      return emitOpError("has row indices but no rows tensor");
-    return success();
-  }
-  auto rows = llvm::cast<GlobalTensorType>(getRows().getType());
-  if (src.getRank() != 2)
-    return emitOpError("gathers rows of a rank-2 tensor, not of a rank-")
-           << src.getRank() << " one (slice it first)";
-  if (!rows.getElementType().isInteger(32))
-    return emitOpError("gathers rows by an i32 index tensor, not ")
-           << rows.getElementType();
-  if (getRowIndices().size() != rows.getRank())
-    return emitOpError("indexes its rank-") << rows.getRank() << " rows tensor with "
-                                            << getRowIndices().size() << " indices";
-  return success();
+  return verifyRows(*this, getRows(), src.getRank(), getRowIndices(), /*copy=*/true);
 }
 
 LogicalResult GemmOp::verify() {
@@ -759,21 +773,8 @@ LogicalResult StoreTileOp::verify() {
   if (getAdd() && !getValue().getType().getElementType().isF32())
     return emitOpError("adds an f32 fragment, not one of ")
            << getValue().getType().getElementType();
-  if (!getRows()) {
-    if (!getRowIndices().empty())
-      return emitOpError("has row indices but no rows tensor");
-    return success();
-  }
-  auto rows = llvm::cast<GlobalTensorType>(getRows().getType());
-  if (getDest().getType().getRank() != 2)
-    return emitOpError("writes gathered rows of a rank-2 tensor, not of a rank-")
-           << getDest().getType().getRank() << " one (slice it first)";
-  if (!rows.getElementType().isInteger(32))
-    return emitOpError("picks rows by an i32 index tensor, not ") << rows.getElementType();
-  if (getRowIndices().size() != rows.getRank())
-    return emitOpError("indexes its rank-") << rows.getRank() << " rows tensor with "
-                                            << getRowIndices().size() << " indices";
-  return success();
+  return verifyRows(*this, getRows(), getDest().getType().getRank(), getRowIndices(),
+                    /*copy=*/false);
 }
 
 void StoreTileOp::getEffects(

@@ -144,22 +144,29 @@ void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
   tile::CopyOp::create(k.b, k.loc(loc), Access::viewOf(src), indices, sharedValue(dst), box);
 }
 
+/// The checks of an index tensor that picks rows of `t` (gather(),
+/// addRows()), where `what` is called.
+static void checkRows(const Tensor &t, const Tensor &rows, const std::vector<Arg> &rowsOrigin,
+                      const SourceLoc &loc, const std::string &what, const char *rowsOf) {
+  detail::checked(Access::kernelOfTensor(rows), loc);
+  if (t.rank() != 2)
+    throw Error(loc, what + " " + rowsOf + " a rank-2 tensor; '" + t.name() + "' has rank " +
+                         std::to_string(t.rank()) + " (slice it first)");
+  checkOrigin(rows, rowsOrigin, loc, (what + "'s rows").c_str());
+  if (rows.dtype() != DType::i32)
+    throw Error(loc, what + " picks rows by an i32 tensor; '" + rows.name() + "' holds " +
+                         dtypeName(rows.dtype()));
+}
+
 void gather(const Tensor &src, std::vector<Arg> origin, const Tensor &rows,
             std::vector<Arg> rowsOrigin, const Shared &dst, SourceLoc loc) {
   KernelState &k = detail::checked(Access::kernelOfTensor(src), loc);
-  detail::checked(Access::kernelOfTensor(rows), loc);
   detail::checked(Access::kernelOfShared(dst), loc);
-  if (src.rank() != 2)
-    throw Error(loc, "gather() takes rows of a rank-2 tensor; '" + src.name() + "' has rank " +
-                         std::to_string(src.rank()) + " (slice it first)");
+  checkRows(src, rows, rowsOrigin, loc, "gather()", "takes rows of");
   if (dst.shape().size() != 2)
     throw Error(loc, "gather() fills a rank-2 tile (rows of columns), not one of " +
                          shapeText(dst.shape()));
   checkOrigin(src, origin, loc, "gather()");
-  checkOrigin(rows, rowsOrigin, loc, "gather()'s rows");
-  if (rows.dtype() != DType::i32)
-    throw Error(loc, std::string("gather() picks rows by an i32 tensor; '") + rows.name() +
-                         "' holds " + dtypeName(rows.dtype()));
   if (src.dtype() != dst.dtype())
     throw Error(loc, std::string("gather() of '") + src.name() + "' (" +
                          dtypeName(src.dtype()) + ") into a tile of " + dtypeName(dst.dtype()));
@@ -492,14 +499,7 @@ void storeInto(const Tensor &t, const std::vector<Arg> &origin, const Arg &v, Va
   mlir::Value rowsView;
   llvm::SmallVector<mlir::Value> rowIndices;
   if (rows) {
-    detail::checked(Access::kernelOfTensor(*rows), loc);
-    if (t.rank() != 2)
-      throw Error(loc, std::string(what) + " writes rows of a rank-2 tensor; '" + t.name() +
-                           "' has rank " + std::to_string(t.rank()) + " (slice it first)");
-    if (rows->dtype() != DType::i32)
-      throw Error(loc, std::string(what) + " picks rows by an i32 tensor; '" + rows->name() +
-                           "' holds " + dtypeName(rows->dtype()));
-    checkOrigin(*rows, rowsOrigin, loc, (std::string(what) + "'s rows").c_str());
+    checkRows(t, *rows, rowsOrigin, loc, what, "writes rows of");
     rowsView = Access::viewOf(*rows);
     rowIndices = indexValues(k, rowsOrigin, what);
   }

@@ -383,38 +383,36 @@ static SmallVector<Value> gatheredRows(OpBuilder &b, Location loc, const TmaGath
   return coords;
 }
 
-void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
-                  Value barrier) {
-  if (plan.gather) {
-    // In groups of rows whose indices are in registers at once: few enough
-    // for a producer warp's registers (setmaxnreg leaves it 64 or fewer).
-    for (int64_t from = 0; from < plan.gather->count; from += kGatherRowsAtOnce) {
-      int64_t to = std::min(plan.gather->count, from + kGatherRowsAtOnce);
-      SmallVector<Value> rows = gatheredRows(b, loc, *plan.gather, from, to);
-      for (auto [i, row] : llvm::enumerate(rows)) {
-        int64_t r = from + int64_t(i);
-        for (int64_t p = 0; p < plan.panels; ++p) {
-          SmallVector<Value> coords(plan.coords);
-          coords[plan.gather->coord] = row;
-          if (p)
-            coords[0] = arith::AddIOp::create(
-                b, loc, coords[0],
-                arith::ConstantIntOp::create(b, loc, b.getI32Type(), p * plan.panelElements));
-          TmaLoadOp::create(b, loc, plan.desc, coords, dest,
-                            r * plan.gather->rowBytes + p * plan.panelBytes, barrier);
-        }
-      }
-    }
-    return;
-  }
+/// The box copies of `plan`'s panels at `coords`, landing `offset` bytes
+/// into `dest` (panel p at offset + p * panelBytes, its innermost
+/// coordinate p panels on).
+static void emitPanels(OpBuilder &b, Location loc, const TmaCopy &plan, ValueRange coords,
+                       Value dest, int64_t offset, Value barrier) {
   for (int64_t p = 0; p < plan.panels; ++p) {
-    SmallVector<Value> coords(plan.coords);
+    SmallVector<Value> at(coords);
     if (p) {
       Value shift = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
                                                  p * plan.panelElements);
-      coords[0] = arith::AddIOp::create(b, loc, coords[0], shift);
+      at[0] = arith::AddIOp::create(b, loc, at[0], shift);
     }
-    TmaLoadOp::create(b, loc, plan.desc, coords, dest, p * plan.panelBytes, barrier);
+    TmaLoadOp::create(b, loc, plan.desc, at, dest, offset + p * plan.panelBytes, barrier);
+  }
+}
+
+void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
+                  Value barrier) {
+  if (!plan.gather)
+    return emitPanels(b, loc, plan, plan.coords, dest, 0, barrier);
+  // In groups of rows whose indices are in registers at once: few enough
+  // for a producer warp's registers (setmaxnreg leaves it 64 or fewer).
+  const TmaGather &g = *plan.gather;
+  for (int64_t from = 0; from < g.count; from += kGatherRowsAtOnce) {
+    int64_t to = std::min(g.count, from + kGatherRowsAtOnce);
+    for (auto [i, row] : llvm::enumerate(gatheredRows(b, loc, g, from, to))) {
+      SmallVector<Value> coords(plan.coords);
+      coords[g.coord] = row;
+      emitPanels(b, loc, plan, coords, dest, (from + int64_t(i)) * g.rowBytes, barrier);
+    }
   }
 }
 
