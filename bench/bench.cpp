@@ -15,8 +15,9 @@
 #include "indexer_bwd.h"
 #include "indexer_bwd_s2.h"
 #include "indexer_bwd_s4.h"
-#include "indexer_bwd_b2.h"
-#include "indexer_bwd_b2_p48.h"
+#include "indexer_bwd_b1.h"
+#include "indexer_bwd_p24.h"
+#include "indexer_bwd_h32.h"
 #include "indexer_fwd.h"
 #include "indexer_fwd_unfused.h"
 #include "indexer_fwd_last.h"
@@ -837,10 +838,11 @@ void benchSoftmax(double copyRate) {
 } // namespace
 
 /// indexer_bwd on ../shared/bench/indexer_bwd_peers.py's inputs: causal
-/// ratio 4, each query's K slots random rows of its window (-1 past its
-/// length), H = 64, D = 128. Useful TFLOP/s = 6 H D (valid slots).
-void benchIndexerBwd(int64_t S, int64_t K) {
-  const int64_t T = S / 4, H = 64, D = 128;
+/// windows of `ratio` (S_kv = S / ratio), each query's K slots random rows
+/// of its window (-1 past its length), D = 128; H = 64 (DeepSeek-V4, every
+/// variant) or 32 (GLM-5, as shipped). Useful TFLOP/s = 6 H D (valid slots).
+void benchIndexerBwd(int64_t S, int64_t K, int64_t H = 64, int64_t ratio = 4) {
+  const int64_t T = S / ratio, D = 128;
   std::mt19937_64 rng(7);
   std::normal_distribution<float> normal;
   std::vector<bf16> q(S * H * D), kv(T * D);
@@ -856,7 +858,7 @@ void benchIndexerBwd(int64_t S, int64_t K) {
     x = normal(rng);
   int64_t valid = 0;
   for (int64_t s = 0; s < S; ++s) {
-    int64_t ke = std::min(T, (s + 1) / 4);
+    int64_t ke = std::min(T, (s + 1) / ratio);
     std::uniform_int_distribution<int64_t> row(0, std::max<int64_t>(ke, 1) - 1);
     for (int64_t j = 0; j < K; ++j) {
       idx[s * K + j] = j < ke ? int32_t(row(rng)) : -1;
@@ -875,9 +877,13 @@ void benchIndexerBwd(int64_t S, int64_t K) {
   } variants[] = {{"indexer_bwd (as shipped)", minitile::kernels::indexer_bwd},
                   {"indexer_bwd stages=2", minitile::kernels::indexer_bwd_s2},
                   {"indexer_bwd stages=4", minitile::kernels::indexer_bwd_s4},
-                  {"indexer_bwd 2 blocks/SM", minitile::kernels::indexer_bwd_b2},
-                  {"indexer_bwd 2 blocks, p48", minitile::kernels::indexer_bwd_b2_p48}};
+                  {"indexer_bwd 1 block/SM", minitile::kernels::indexer_bwd_b1},
+                  {"indexer_bwd producer 24", minitile::kernels::indexer_bwd_p24}};
   for (auto &v : variants) {
+    if (H == 32 && v.fn != minitile::kernels::indexer_bwd)
+      continue;
+    if (H == 32)
+      v = {"indexer_bwd H=32", minitile::kernels::indexer_bwd_h32};
     double ms = medianMs([&] {
       ddkv.fillWords(0);
       v.fn(S, T, K, dq.get(), dkv.get(), dw.get(), didx.get(), dg.get(), ddq.get(), ddw.get(),
@@ -888,7 +894,7 @@ void benchIndexerBwd(int64_t S, int64_t K) {
   }
 }
 
-/// minitile-bench [clean|indexer|shapes|topk|gemm|softmax|all|energy|indexer_bwd] [S ...]: which kernels,
+/// minitile-bench [clean|indexer|shapes|topk|gemm|softmax|all|energy|indexer_bwd|indexer_bwd_h32] [S ...]: which kernels,
 /// and for the indexer which sequence lengths (S_kv = S / 4); all of them (not
 /// energy, which takes a minute) by default.
 int main(int argc, char **argv) {
@@ -997,6 +1003,11 @@ int main(int argc, char **argv) {
                           {65536, 1024}})
         if (argc <= 2 || std::find(lengths.begin(), lengths.end(), S) != lengths.end())
           benchIndexerBwd(S, K);
+    if (what == "indexer_bwd" || what == "indexer_bwd_h32")
+      // GLM-5: 32 heads, K = 2048, S_kv = S.
+      for (int64_t S : {4096, 16384})
+        if (argc <= 2 || std::find(lengths.begin(), lengths.end(), S) != lengths.end())
+          benchIndexerBwd(S, 2048, 32, 1);
     if (what == "energy")
       benchEnergy(lengths);
     if (what == "gemm" || what == "all")

@@ -16,9 +16,16 @@
 // registers, and p^T . q (64 x D), whose rows are added into dkv at the
 // tile's indices (addRows(): vector reductions; indices repeat within and
 // across queries). D is taken in panels of 64 columns, so that no more
-// than one 64 x 64 piece of dkv's tile is live at a time. dkv is added into, not written: zero it for the
-// gradient alone. batched_indexer_bwd adds a batch index to every tensor,
-// as batched_indexer_fwd does.
+// than one 64 x 64 piece of dkv's tile is live at a time. Two blocks share
+// a multiprocessor, each hiding the other's waits on its gathers and
+// reductions.
+//
+// dkv is added into, not written: zero it for the gradient alone. Its
+// additions land in no fixed order, so its sums differ between runs by
+// rounding; dq and dweights are the same bits each run. 32 heads (GLM-5)
+// leave the gemms' rows past H zero: the query tile's copy reads them as
+// zeros. batched_indexer_bwd adds a batch index to every tensor, as
+// batched_indexer_fwd does.
 //
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
@@ -28,18 +35,21 @@ namespace {
 using namespace minitile;
 
 template <bool Batched> struct IndexerBwd : Generator {
-  Param<int> heads{"heads", 64, {64}, "H, heads per query (the gemms' 64 rows)"};
+  Param<int> heads{"heads", 64, {32, 64},
+                   "H, heads per query (the gemms' 64 rows; 32 heads leave half of them zero)"};
   Param<int> dim{"dim", 128, {64, 128}, "D, the head dimension"};
   Param<int> stages{"stages", 3, 2, 6, "gathered kv tiles in flight"};
-  Param<int> blocksPerSM{"blocks_per_sm", 1, 1, 3,
+  Param<int> blocksPerSM{"blocks_per_sm", 2, 1, 3,
                          "blocks a multiprocessor runs at once (the registers are shared "
-                         "out so that they fit)"};
+                         "out so that they fit); two hide each other's gather and "
+                         "reduction latencies"};
   Param<int> producerRegisters{"producer_registers", 0, {0, 24, 32, 40, 48, 56, 64},
                                "the registers a producer warp keeps (0: the default); the "
                                "gather holds 32 rows' indices at once"};
 
   void generate(Kernel &k) override {
-    const int H = heads, D = dim, BK = 64;
+    // M: the gemms' rows, the heads padded to wgmma's 64.
+    const int H = heads, D = dim, BK = 64, M = 64;
     Value S = k.size("S"), T = k.size("S_kv"), K = k.size("K");
     Value B = Batched ? k.size("B") : Value();
     Tensor q = Batched ? k.tensor("q", DType::bf16, {S, B, H, D})
@@ -78,13 +88,13 @@ template <bool Batched> struct IndexerBwd : Generator {
     const int P = D / 64;
     std::vector<Shared> qt;
     for (int p = 0; p < P; ++p) {
-      qt.push_back(k.shared(DType::bf16, {H, 64}));
-      copy(qs, {s, 0, p * 64}, qt[p], {1, H, 64});
+      qt.push_back(k.shared(DType::bf16, {M, 64}));
+      copy(qs, {s, 0, p * 64}, qt[p], {1, M, 64}); // heads past H: zeros
     }
-    Value weights = broadcast(reshape(loadTile(ws, {s, 0}, {1, H}), {H}), {H, BK}, {0});
+    Value weights = broadcast(reshape(loadTile(ws, {s, 0}, {1, M}), {M}), {M, BK}, {0});
 
-    std::vector<Value> init(P, broadcast(0.0, {H, 64}));
-    init.push_back(broadcast(0.0, {H}));
+    std::vector<Value> init(P, broadcast(0.0, {M, 64}));
+    init.push_back(broadcast(0.0, {M}));
     std::vector<Value> acc = k.pipelined(
         0, ceildiv(K, BK), std::vector<Arg>(init.begin(), init.end()),
         [&](Value j, std::vector<Value> carried) {
@@ -94,16 +104,16 @@ template <bool Batched> struct IndexerBwd : Generator {
             kvt.push_back(k.shared(DType::bf16, {BK, 64}));
             gather(kvs, {0, p * 64}, is, {s, j0}, kvt[p]);
           }
-          Value scores; // [H, BK]
+          Value scores; // [M, BK]
           for (int p = 0; p < P; ++p)
             scores = gemm(qt[p], kvt[p], /*transposeB=*/true, scores);
           // The gradient of each slot's score; 0 past K.
-          Value grad = broadcast(reshape(loadTile(gs, {s, j0}, {1, BK}), {BK}), {H, BK}, {1});
+          Value grad = broadcast(reshape(loadTile(gs, {s, j0}, {1, BK}), {BK}), {M, BK}, {1});
           Value dw = carried[P] + reduceSum(max(scores, 0.0) * grad, 1);
           Value pb = cast(select(scores > 0.0, grad * weights, 0.0), DType::bf16);
           std::vector<Value> next;
           for (int p = 0; p < P; ++p)
-            next.push_back(gemm(pb, kvt[p], /*transposeB=*/false, carried[p])); // dq [H, 64]
+            next.push_back(gemm(pb, kvt[p], /*transposeB=*/false, carried[p])); // dq [M, 64]
           Value pt = transpose(pb, {1, 0});
           for (int p = 0; p < P; ++p)
             addRows(dkvs, {0, p * 64}, is, {s, j0}, gemm(pt, qt[p]));       // [BK, 64]
@@ -112,8 +122,8 @@ template <bool Batched> struct IndexerBwd : Generator {
         },
         {.stages = stages});
     for (int p = 0; p < P; ++p)
-      storeTile(dqs, {s, 0, p * 64}, reshape(cast(acc[p], DType::bf16), {1, H, 64}));
-    storeTile(dws, {s, 0}, reshape(acc[P], {1, H}));
+      storeTile(dqs, {s, 0, p * 64}, reshape(cast(acc[p], DType::bf16), {1, M, 64}));
+    storeTile(dws, {s, 0}, reshape(acc[P], {1, M}));
   }
 };
 

@@ -79,7 +79,7 @@ MINITILE_TORCH_API const char *minitile_torch_shapes() { return MINITILE_TORCH_S
 /// The ABI version python/minitile/torch/_lib.py checks.
 MINITILE_TORCH_API int minitile_torch_abi_version() { return 2; }
 
-/// The (heads, dim) pairs the backward was built for, "64x128".
+/// The (heads, dim) pairs the backward was built for, "64x128,32x128".
 MINITILE_TORCH_API const char *minitile_torch_bwd_shapes() { return MINITILE_TORCH_BWD_SHAPE_LIST; }
 
 /// logits [S, S_kv] f32 = the indexer of q [S, H, D] bf16, kv [S_kv, D] bf16,
@@ -202,6 +202,6 @@ MINITILE_TORCH_API int minitile_torch_indexer_bwd(int heads, int dim, int64_t B,
 #undef MINITILE_TORCH_BWD_SHAPE
   lastError = std::string("indexer_bwd: no kernel for heads=") + std::to_string(heads) +
               ", dim=" + std::to_string(dim) + " in this build (built: " +
-              MINITILE_TORCH_BWD_SHAPE_LIST + "; the kernel takes 64 heads, dim 64 or 128)";
+              MINITILE_TORCH_BWD_SHAPE_LIST + "; the kernel takes 32 or 64 heads, dim 64 or 128)";
   return kNotBuilt;
 }

@@ -3,7 +3,8 @@
 // Fresh random inputs each run; dq and dweights poisoned with NaN before
 // the launch, dkv filled with random values it must add to. Indices: valid,
 // -1, past S_kv, repeated within a query and across queries, rows of all
-// -1, K not a multiple of the tile; single and batched (B = 2).
+// -1, K not a multiple of the tile; single and batched (B = 2, 3); 64
+// heads (DeepSeek-V4) and 32 (GLM-5: the kernel's 64-row tiles half zero).
 //
 // The reference takes p as the kernel does -- g * weights in f32, rounded
 // to bf16 -- and the scores in fp64. A score within f32 rounding of zero
@@ -13,7 +14,9 @@
 //===----------------------------------------------------------------------===//
 #include "GpuTest.h"
 #include "batched_indexer_bwd.h"
+#include "batched_indexer_bwd_h32.h"
 #include "indexer_bwd.h"
+#include "indexer_bwd_h32.h"
 
 #include <array>
 #include <cmath>
@@ -30,10 +33,11 @@ enum class Picks { random, repeated, allNone };
 struct Case {
   int64_t S, T, K, B;
   Picks picks;
+  int64_t H = 64;
 };
 
 std::string describe(const Case &c) {
-  return "S=" + std::to_string(c.S) + " S_kv=" + std::to_string(c.T) +
+  return "H=" + std::to_string(c.H) + " S=" + std::to_string(c.S) + " S_kv=" + std::to_string(c.T) +
          " K=" + std::to_string(c.K) + " B=" + std::to_string(c.B) +
          (c.picks == Picks::random     ? " random indices"
           : c.picks == Picks::repeated ? " few distinct indices"
@@ -42,7 +46,7 @@ std::string describe(const Case &c) {
 
 void check(const Case &c) {
   SCOPED_TRACE(describe(c));
-  const int64_t S = c.S, T = c.T, K = c.K, B = c.B, H = 64, D = 128;
+  const int64_t S = c.S, T = c.T, K = c.K, B = c.B, H = c.H, D = 128;
   std::normal_distribution<float> normal;
   std::vector<bf16> q(S * B * H * D), kv(T * B * D);
   std::vector<float> w(S * B * H), g(B * S * K), dkvStart(T * B * D);
@@ -117,12 +121,15 @@ void check(const Case &c) {
   DeviceBuffer<int32_t> dIdx(idx);
   dDq.fillWords(kPoison);
   dDw.fillWords(kPoison);
+  auto single = H == 64 ? minitile::kernels::indexer_bwd : minitile::kernels::indexer_bwd_h32;
+  auto batched = H == 64 ? minitile::kernels::batched_indexer_bwd
+                         : minitile::kernels::batched_indexer_bwd_h32;
   if (B == 1)
-    minitile::kernels::indexer_bwd(S, T, K, dQ.get(), dKv.get(), dW.get(), dIdx.get(), dG.get(),
-                                   dDq.get(), dDw.get(), dDkv.get());
+    single(S, T, K, dQ.get(), dKv.get(), dW.get(), dIdx.get(), dG.get(), dDq.get(), dDw.get(),
+           dDkv.get(), nullptr);
   else
-    minitile::kernels::batched_indexer_bwd(S, T, K, B, dQ.get(), dKv.get(), dW.get(), dIdx.get(),
-                                           dG.get(), dDq.get(), dDw.get(), dDkv.get());
+    batched(S, T, K, B, dQ.get(), dKv.get(), dW.get(), dIdx.get(), dG.get(), dDq.get(),
+            dDw.get(), dDkv.get(), nullptr);
   minitile::rt::synchronize();
   std::vector<bf16> gotDq = dDq.download();
   std::vector<float> gotDw = dDw.download(), gotDkv = dDkv.download();
@@ -155,7 +162,10 @@ TEST(IndexerBwd, RaggedQueriesAndIndices) {
   check({37, 4096, 100, 1, Picks::random});
 }
 
-TEST(IndexerBwd, LongRowsOfSelections) { check({21, 3000, 512, 1, Picks::random}); }
+TEST(IndexerBwd, LongRowsOfSelections) {
+  check({21, 3000, 512, 1, Picks::random});
+  check({9, 5000, 1024, 1, Picks::random});
+}
 
 TEST(IndexerBwd, RepeatedIndicesAcrossQueries) { check({200, 64, 192, 1, Picks::repeated}); }
 
@@ -164,4 +174,11 @@ TEST(IndexerBwd, NoIndexSelected) { check({50, 500, 70, 1, Picks::allNone}); }
 TEST(IndexerBwd, Batched) {
   check({129, 700, 130, 2, Picks::random});
   check({40, 40, 64, 3, Picks::repeated});
+}
+
+// GLM-5's 32 heads, with its K = 2048.
+TEST(IndexerBwd, ThirtyTwoHeads) {
+  check({13, 4000, 2048, 1, Picks::random, 32});
+  check({90, 600, 130, 1, Picks::repeated, 32});
+  check({33, 700, 200, 2, Picks::random, 32});
 }

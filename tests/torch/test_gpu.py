@@ -439,6 +439,36 @@ def test_indexer_bwd_against_reference():
                     f"H={H} D={D} B={B}: {name}: max error {err:.3g} at scale {scale:.3g}"
 
 
+def test_indexer_bwd_deterministic_mode():
+    # Under torch.use_deterministic_algorithms(True) the backward runs the
+    # reference (index_add_ is deterministic there): two calls agree bit for
+    # bit. Off, grad_q and grad_weights are the kernel's (one block a query,
+    # its tiles in order: the same bits each call) and grad_kv agrees with
+    # them within the rounding of its atomics' order.
+    need_gpu()
+    gen = torch.Generator().manual_seed(17)
+    H, D = mt._lib.built_bwd_shapes()[0]
+    S, T, K = 400, 50, 96
+    q, kv, w = inputs(S, H, D, T, gen)
+    idx = torch.randint(-1, T, (S, K), generator=gen, dtype=torch.int32).to(dev)
+    g = torch.randn(S, K, generator=gen).to(dev)
+    was = torch.are_deterministic_algorithms_enabled()
+    try:
+        torch.use_deterministic_algorithms(True)
+        a = mt.indexer_bwd_interface(q, w, kv, idx, g)
+        b = mt.indexer_bwd_interface(q, w, kv, idx, g)
+        for name, x, y in zip(("grad_q", "grad_weights", "grad_kv"), a, b):
+            assert torch.equal(x, y), f"deterministic mode: {name} differs between calls"
+    finally:
+        torch.use_deterministic_algorithms(was)
+    c = mt.indexer_bwd_interface(q, w, kv, idx, g)
+    d = mt.indexer_bwd_interface(q, w, kv, idx, g)
+    assert torch.equal(c[0], d[0]) and torch.equal(c[1], d[1]), "grad_q/grad_w vary between calls"
+    scale = a[2].abs().max().item()
+    err = (c[2] - a[2]).abs().max().item()
+    assert err <= 1e-2 * scale + 1e-6, f"grad_kv: {err:.3g} from the reference at {scale:.3g}"
+
+
 def test_autograd_step_against_reference():
     need_gpu()
     gen = torch.Generator().manual_seed(13)

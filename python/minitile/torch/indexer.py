@@ -58,7 +58,12 @@ def batched_indexer_fwd(q, k, weights, cu_seqlen_ks, cu_seqlen_ke):
 
 def _kernel_takes(index_q, weights, index_k, topk_indices, grad_scores):
     """Whether torch.ops.minitile.indexer_bwd serves these arguments: CUDA
-    tensors of a (heads, dim) pair the backward was built for (64 heads)."""
+    tensors of a (heads, dim) pair the backward was built for (32 or 64
+    heads), and torch's deterministic mode off -- the kernel adds grad_k's
+    rows with atomics in no fixed order; the reference's index_add_ is
+    deterministic in that mode."""
+    if torch.are_deterministic_algorithms_enabled():
+        return False
     if not all(t.is_cuda for t in (index_q, weights, index_k, topk_indices, grad_scores)):
         return False
     return tuple(index_q.shape[-2:]) in _lib.built_bwd_shapes()
@@ -73,7 +78,8 @@ def indexer_bwd_interface(index_q, weights, index_k, topk_indices, grad_scores):
     """(grad_q [S, H, D] bf16, grad_w [S, H] float32, grad_k [S_kv, D] float32):
     the gradients of the scores gathered at topk_indices [S, K] (-1 ignored)
     for grad_scores [S, K]. torch.ops.minitile.indexer_bwd where it was built
-    for the (heads, dim) pair (64 heads), else plain PyTorch
+    for the (heads, dim) pair (32 or 64 heads), else -- and under
+    torch.use_deterministic_algorithms(True) -- plain PyTorch
     (reference.indexer_bwd)."""
     if weights.dim() == 3:
         weights = weights.squeeze(-1)
