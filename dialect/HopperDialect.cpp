@@ -1,5 +1,6 @@
 //===- HopperDialect.cpp - the hopper dialect, its types and verifiers ----===//
 #include "dialect/HopperDialect.h"
+#include "dialect/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -76,8 +77,10 @@ LogicalResult NamedBarrierOp::verify() {
   int64_t id = getIdAttr().getInt(), threads = getThreadsAttr().getInt();
   if (id < 1 || id > 15)
     return emitOpError("uses barrier 1 to 15 (0 is tile.barrier), not ") << id;
-  if (threads < 32 || threads > 1024 || threads % 32)
-    return emitOpError("waits for a multiple of 32 threads up to 1024, not ") << threads;
+  int maxThreads = tile::targetOf(*this).maxThreadsPerBlock;
+  if (threads < 32 || threads > maxThreads || threads % 32)
+    return emitOpError("waits for a multiple of 32 threads up to ")
+           << maxThreads << ", not " << threads;
   return success();
 }
 

@@ -11,9 +11,11 @@ constexpr unsigned bit(Feature f) { return 1u << unsigned(f); }
 
 // Every target fact of the project is in this table. Shared memory is the
 // per-block opt-in maximum of the CUDA programming guide's table of compute
-// capabilities; PTX 8.6 is what TMA into shared::cta needs, and ptxas of CUDA
-// 12.8 and later takes it for every architecture here. CUDA 13 no longer
-// assembles for architectures before sm_75.
+// capabilities, as are the threads a multiprocessor holds and the shared
+// memory the system reserves a block (1 KiB from sm_80 on). PTX 8.6 is what
+// TMA into shared::cta needs, and ptxas of CUDA 12.8 and later takes it for
+// every architecture here. CUDA 13 no longer assembles for architectures
+// before sm_75.
 const std::vector<Target> &table() {
   constexpr unsigned all = bit(Feature::namedBarriers);
   constexpr unsigned ampere = all | bit(Feature::mbarrier);
@@ -21,12 +23,12 @@ const std::vector<Target> &table() {
       ampere | bit(Feature::tma) | bit(Feature::elect) | bit(Feature::clusters);
   constexpr unsigned hopperA = hopper | bit(Feature::setmaxnreg) | bit(Feature::wgmma);
   static const std::vector<Target> targets = {
-      {"sm_75", 75, 86, 64 * 1024, 65536, 255, 1024, all},
-      {"sm_80", 80, 86, 163 * 1024, 65536, 255, 1024, ampere},
-      {"sm_86", 86, 86, 99 * 1024, 65536, 255, 1024, ampere},
-      {"sm_89", 89, 86, 99 * 1024, 65536, 255, 1024, ampere},
-      {"sm_90", 90, 86, 227 * 1024, 65536, 255, 1024, hopper},
-      {"sm_90a", 90, 86, 227 * 1024, 65536, 255, 1024, hopperA},
+      {"sm_75", 75, 86, 64 * 1024, 65536, 255, 1024, all, 1024, 0},
+      {"sm_80", 80, 86, 163 * 1024, 65536, 255, 1024, ampere, 2048, 1024},
+      {"sm_86", 86, 86, 99 * 1024, 65536, 255, 1024, ampere, 1536, 1024},
+      {"sm_89", 89, 86, 99 * 1024, 65536, 255, 1024, ampere, 1536, 1024},
+      {"sm_90", 90, 86, 227 * 1024, 65536, 255, 1024, hopper, 2048, 1024},
+      {"sm_90a", 90, 86, 227 * 1024, 65536, 255, 1024, hopperA, 2048, 1024},
   };
   return targets;
 }
@@ -57,6 +59,11 @@ const Target &Target::defaultTarget() { return *get("sm_90a"); }
 
 int64_t Target::registersAtLaunch(int64_t threads, int64_t blocks) const {
   return std::min<int64_t>(maxRegistersPerThread, registersPerSM / (threads * blocks)) / 8 * 8;
+}
+
+int64_t Target::sharedMemoryPerBlockAt(int64_t blocks) const {
+  return (sharedMemoryPerBlock + sharedMemoryReservedPerBlock) / std::max<int64_t>(blocks, 1) -
+         sharedMemoryReservedPerBlock;
 }
 
 std::vector<std::string> Target::supported() {

@@ -114,9 +114,10 @@ LogicalResult KernelOp::verify() {
     if (d <= 0)
       return emitOpError("block extents are positive, got [")
              << block[0] << ", " << block[1] << ", " << block[2] << "]";
-  if (getNumThreads() > 1024)
-    return emitOpError("a block holds at most 1024 threads, not ")
-           << getNumThreads();
+  int maxThreads = targetOf(*this).maxThreadsPerBlock;
+  if (getNumThreads() > maxThreads)
+    return emitOpError("a block holds at most ")
+           << maxThreads << " threads, not " << getNumThreads();
   // Every tensor value in device code is a fragment that fits the block's
   // registers, whichever op (a tile op, or arith on fragments) makes it.
   auto check = [](Operation *op, Value v) {

@@ -68,7 +68,7 @@ template <bool Batched> struct IndexerBwd : Generator {
                         : k.tensor("dweights", DType::f32, {S, H});
     Tensor dkv = Batched ? k.tensor("dkv", DType::f32, {T, B, D})
                          : k.tensor("dkv", DType::f32, {T, D});
-    k.threads(128);
+    k.threads(k.target().warpgroupThreads); // one warpgroup: the gemms' 64 rows
     if (int(blocksPerSM) > 1)
       k.minBlocksPerSM(blocksPerSM);
     if (int(producerRegisters))

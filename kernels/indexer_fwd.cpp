@@ -173,10 +173,9 @@ template <bool Batched> struct IndexerFwd : Generator {
                               2 * align(int64_t(std::max(BQ, 4)) * 4),
                   queryBytes = persistent ? itemBuffers * itemBytes : int64_t(N) * D * 2;
     // (With blocks_per_sm blocks on a multiprocessor, each takes its share
-    // of its shared memory: one block's most and 1 KiB the system keeps a
-    // block, as on sm_80 and sm_90.)
+    // of its shared memory.)
     const int nBlocks = blocksPerSM;
-    const int64_t perBlock = (k.target().sharedMemoryPerBlock + 1024) / nBlocks - 1024;
+    const int64_t perBlock = k.target().sharedMemoryPerBlockAt(nBlocks);
     const int64_t budget = perBlock - 8 * 1024;
     auto fits = [&](int st) { return queryBytes + st * tileBytes <= budget; };
     const int G = groups ? int(groups) : (H >= 32 && N <= 128 ? 3 : 2);
@@ -203,7 +202,7 @@ template <bool Batched> struct IndexerFwd : Generator {
     Tensor ks = k.tensor("ks", DType::i32, {S}), ke = k.tensor("ke", DType::i32, {S});
     Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
                             : k.tensor("logits", DType::f32, {S, T});
-    k.threads(128 * G);
+    k.threads(k.target().warpgroupThreads * G);
     if (int(producerRegisters))
       k.producerRegisters(producerRegisters);
     if (nBlocks > 1)

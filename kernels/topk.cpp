@@ -108,18 +108,22 @@ template <bool Batched> struct TopK : Generator {
       k.require(K <= maxK.get(), "sorted output takes k up to max_k = " +
                                      std::to_string(maxK.get()));
     k.threads(NT);
-    // The shared tiles below; 4 KiB covers the small ones, the alignment
-    // tile-plan-shared adds and the 1 KiB the driver keeps per block.
+    // The shared tiles below; 3 KiB covers the small ones and the alignment
+    // tile-plan-shared adds, beside what the system keeps a block.
     const int sortSize = nextPowerOfTwo(maxK);
-    const int64_t sharedBytes =
-        2 * (kBins + 4) * 4 + NT * 4 + C * 8 + (sorted ? sortSize * 8 : 0) + 4 * 1024;
+    const int64_t sharedBytes = 2 * (kBins + 4) * 4 + NT * 4 + C * 8 +
+                                (sorted ? sortSize * 8 : 0) + 3 * 1024 +
+                                k.target().sharedMemoryReservedPerBlock;
     const int64_t fit = k.target().sharedMemoryPerBlock / sharedBytes;
     // Registers: the row's keys (regs) and ~24 more, at least 32 (2 regs +
     // 8 past 16): 256 threads x 16 entries get 40 registers and 6 blocks a
     // multiprocessor (shared memory holds 6 too), 512 x 8 get 32 and 4
     // blocks, 128 x 32 get 72 and 7 blocks, no spills.
     const int perThread = regs <= 16 ? std::max(32, regs.get() + 24) : 2 * regs.get() + 8;
-    const int64_t byRegisters = regs ? 65536 / (NT * perThread) : 1536 / NT;
+    // (Without a row in registers: three quarters of the threads a
+    // multiprocessor holds.)
+    const int64_t byRegisters = regs ? k.target().registersPerSM / (NT * perThread)
+                                     : k.target().maxThreadsPerSM * 3 / 4 / NT;
     // Loads in flight on the two-read path: 8 a thread fit in 40 registers
     // (256 x 16: 783 -> 701 us at S_kv = 65536, 798 -> 670 at 262144), not
     // in 32 (512 x 8 spilled), nor at blocks_per_sm = 5 (48 registers, 24

@@ -38,6 +38,9 @@ struct Target {
   int maxRegistersPerThread = 0;
   int maxThreadsPerBlock = 0;
   unsigned features = 0;             // bit i: Feature(i)
+  int maxThreadsPerSM = 0;           // threads a multiprocessor holds at once
+  int64_t sharedMemoryReservedPerBlock = 0; // bytes the system keeps of each block's share
+  int warpgroupThreads = 128;        // four warps: what wgmma and setmaxnreg act on
 
   bool has(Feature f) const { return features >> unsigned(f) & 1; }
   /// The registers a thread has at launch -- what ptxas caps a kernel's at
@@ -45,6 +48,10 @@ struct Target {
   /// once: its share of the file, a multiple of 8, at most the most a
   /// thread may have.
   int64_t registersAtLaunch(int64_t threads, int64_t blocks = 1) const;
+  /// The shared memory each of `blocks` blocks on one multiprocessor may
+  /// allocate: its share of the multiprocessor's (the opt-in maximum and
+  /// one reserve), less the reserve the system keeps for it.
+  int64_t sharedMemoryPerBlockAt(int64_t blocks) const;
 
   /// The target for `arch`, or null when minitile does not compile for it.
   static const Target *get(const std::string &arch);
