@@ -416,6 +416,48 @@ void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
   }
 }
 
+bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b) {
+  if (!a.gather || !b.gather)
+    return false;
+  const TmaGather &x = *a.gather, &y = *b.gather;
+  auto same = [](Value u, Value v) {
+    APInt cu, cv;
+    return u == v || (matchPattern(u, m_ConstantInt(&cu)) &&
+                      matchPattern(v, m_ConstantInt(&cv)) && cu == cv);
+  };
+  if (x.rows != y.rows || x.count != y.count || x.at.size() != y.at.size() ||
+      !same(x.base, y.base))
+    return false;
+  for (auto [u, v] : llvm::zip(x.at, y.at))
+    if (!same(u, v))
+      return false;
+  return true;
+}
+
+void emitTmaLoads(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans, ValueRange dests,
+                  ValueRange barriers) {
+  for (size_t i = 0, j; i < plans.size(); i = j) {
+    for (j = i + 1; j < plans.size() && sameGatheredRows(plans[i], plans[j]); ++j) {
+    }
+    if (j == i + 1) {
+      emitTmaLoads(b, loc, plans[i], dests[i], barriers[i]);
+      continue;
+    }
+    // Copies i .. j - 1 share their rows: each row's index read once.
+    const TmaGather &g = *plans[i].gather;
+    for (int64_t from = 0; from < g.count; from += kGatherRowsAtOnce) {
+      int64_t to = std::min(g.count, from + kGatherRowsAtOnce);
+      for (auto [r, row] : llvm::enumerate(gatheredRows(b, loc, g, from, to)))
+        for (size_t k = i; k < j; ++k) {
+          SmallVector<Value> coords(plans[k].coords);
+          coords[plans[k].gather->coord] = row;
+          emitPanels(b, loc, plans[k], coords, dests[k],
+                     (from + int64_t(r)) * plans[k].gather->rowBytes, barriers[k]);
+        }
+    }
+  }
+}
+
 IfOp barrierPrologue(KernelOp kernel) {
   for (auto op : kernel.getBody().front().getOps<IfOp>())
     if (op->hasAttr("tile.barrier_init"))

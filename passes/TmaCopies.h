@@ -72,6 +72,19 @@ mlir::Value rowIndexOrNone(mlir::OpBuilder &b, mlir::Location loc, mlir::Value r
 /// before it starts their boxes.
 inline constexpr int64_t kGatherRowsAtOnce = 32;
 
+/// Whether gathered copies `a` and `b` read the same rows: the same index
+/// tensor from the same place, as many rows, the same row origin (the
+/// indexer's backward gathers each 64-column panel of its kv rows by a
+/// copy of its own).
+bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b);
+
+/// Starts the box copies of `plans[i]` into `dests[i]`, completing on
+/// `barriers[i]`, in order; consecutive gathered copies of the same rows
+/// (sameGatheredRows) read each row's index once and start every copy's
+/// boxes of that row together.
+void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<TmaCopy> plans,
+                  mlir::ValueRange dests, mlir::ValueRange barriers);
+
 /// Starts the box copies of `plan` into `dest`, completing on `barrier`.
 /// A gathered copy's are per row: the issuing thread reads
 /// kGatherRowsAtOnce rows' indices (their latencies overlap), starts their

@@ -79,12 +79,15 @@ void issueCopiesFor(OpBuilder &b, Location loc, const Body &body, ArrayRef<TmaCo
   for (Operation &op : block)
     if (slice.contains(&op))
       b.clone(op, map);
+  SmallVector<TmaCopy> moved;
+  SmallVector<Value> stages, barriers;
   for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
     CopyOp copy = original;
-    TmaCopy moved = plan.remapped(map);
-    Value stage = StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), s);
-    emitTmaLoads(b, loc, moved, stage, armed.of(body, i));
+    moved.push_back(plan.remapped(map));
+    stages.push_back(StageOp::create(b, loc, copy.getDest().getType(), copy.getDest(), s));
+    barriers.push_back(armed.of(body, i));
   }
+  emitTmaLoads(b, loc, moved, stages, barriers);
 }
 
 namespace {
@@ -208,11 +211,22 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     // This iteration's copies where they stand.
     Armed armed = arm(head, s, parity);
     readable = armed.readable();
+    // (Copies of the same gathered rows go out together, at the last of
+    // them: each row's index read once.)
+    SmallVector<TmaCopy> group;
+    SmallVector<Value> stages, barriers;
     for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
       CopyOp copy = original;
       OpBuilder at(copy);
-      Value stage = StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s);
-      emitTmaLoads(at, loc, plan, stage, armed.of(body, i));
+      group.push_back(plan);
+      stages.push_back(StageOp::create(at, loc, copy.getDest().getType(), copy.getDest(), s));
+      barriers.push_back(armed.of(body, i));
+      if (i + 1 < plans.size() && sameGatheredRows(plan, plans[i + 1]))
+        continue;
+      emitTmaLoads(at, loc, group, stages, barriers);
+      group.clear();
+      stages.clear();
+      barriers.clear();
     }
     lastCopy = body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
   } else {
