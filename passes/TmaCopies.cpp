@@ -399,23 +399,6 @@ static void emitPanels(OpBuilder &b, Location loc, const TmaCopy &plan, ValueRan
   }
 }
 
-void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
-                  Value barrier) {
-  if (!plan.gather)
-    return emitPanels(b, loc, plan, plan.coords, dest, 0, barrier);
-  // In groups of rows whose indices are in registers at once: few enough
-  // for a producer warp's registers (setmaxnreg leaves it 64 or fewer).
-  const TmaGather &g = *plan.gather;
-  for (int64_t from = 0; from < g.count; from += kGatherRowsAtOnce) {
-    int64_t to = std::min(g.count, from + kGatherRowsAtOnce);
-    for (auto [i, row] : llvm::enumerate(gatheredRows(b, loc, g, from, to))) {
-      SmallVector<Value> coords(plan.coords);
-      coords[g.coord] = row;
-      emitPanels(b, loc, plan, coords, dest, (from + int64_t(i)) * g.rowBytes, barrier);
-    }
-  }
-}
-
 bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b) {
   if (!a.gather || !b.gather)
     return false;
@@ -437,13 +420,16 @@ bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b) {
 void emitTmaLoads(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans, ValueRange dests,
                   ValueRange barriers) {
   for (size_t i = 0, j; i < plans.size(); i = j) {
-    for (j = i + 1; j < plans.size() && sameGatheredRows(plans[i], plans[j]); ++j) {
-    }
-    if (j == i + 1) {
-      emitTmaLoads(b, loc, plans[i], dests[i], barriers[i]);
+    j = i + 1;
+    if (!plans[i].gather) {
+      emitPanels(b, loc, plans[i], plans[i].coords, dests[i], 0, barriers[i]);
       continue;
     }
-    // Copies i .. j - 1 share their rows: each row's index read once.
+    while (j < plans.size() && sameGatheredRows(plans[i], plans[j]))
+      ++j;
+    // Copies i .. j - 1 gather the same rows: each row's index read once,
+    // in groups of rows whose indices are in registers at once (few enough
+    // for a producer warp's registers: setmaxnreg leaves it 64 or fewer).
     const TmaGather &g = *plans[i].gather;
     for (int64_t from = 0; from < g.count; from += kGatherRowsAtOnce) {
       int64_t to = std::min(g.count, from + kGatherRowsAtOnce);
@@ -456,6 +442,11 @@ void emitTmaLoads(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans, ValueRang
         }
     }
   }
+}
+
+void emitTmaLoads(OpBuilder &b, Location loc, const TmaCopy &plan, Value dest,
+                  Value barrier) {
+  emitTmaLoads(b, loc, ArrayRef<TmaCopy>(plan), ValueRange(dest), ValueRange(barrier));
 }
 
 IfOp barrierPrologue(KernelOp kernel) {
