@@ -869,21 +869,21 @@ void benchIndexerBwd(int64_t S, int64_t K, int64_t H = 64, int64_t ratio = 4) {
   DeviceBuffer<float> dw(w), dg(g), ddw(w.size()), ddkv(kv.size());
   DeviceBuffer<int32_t> didx(idx);
   double useful = 6.0 * H * D * double(valid);
-  struct {
+  struct Variant {
     const char *name;
     void (*fn)(minitile::rt::Scalar<int64_t>, minitile::rt::Scalar<int64_t>,
                minitile::rt::Scalar<int64_t>, const bf16 *, const bf16 *, const float *,
                const int32_t *, const float *, bf16 *, float *, float *, CUstream);
-  } variants[] = {{"indexer_bwd (as shipped)", minitile::kernels::indexer_bwd},
-                  {"indexer_bwd stages=2", minitile::kernels::indexer_bwd_s2},
-                  {"indexer_bwd stages=4", minitile::kernels::indexer_bwd_s4},
-                  {"indexer_bwd 1 block/SM", minitile::kernels::indexer_bwd_b1},
-                  {"indexer_bwd producer 24", minitile::kernels::indexer_bwd_p24}};
-  for (auto &v : variants) {
-    if (H == 32 && v.fn != minitile::kernels::indexer_bwd)
-      continue;
-    if (H == 32)
-      v = {"indexer_bwd H=32", minitile::kernels::indexer_bwd_h32};
+  };
+  const std::vector<Variant> variants =
+      H == 32 ? std::vector<Variant>{{"indexer_bwd H=32", minitile::kernels::indexer_bwd_h32}}
+              : std::vector<Variant>{
+                    {"indexer_bwd (as shipped)", minitile::kernels::indexer_bwd},
+                    {"indexer_bwd stages=2", minitile::kernels::indexer_bwd_s2},
+                    {"indexer_bwd stages=4", minitile::kernels::indexer_bwd_s4},
+                    {"indexer_bwd 1 block/SM", minitile::kernels::indexer_bwd_b1},
+                    {"indexer_bwd producer 24", minitile::kernels::indexer_bwd_p24}};
+  for (const Variant &v : variants) {
     double ms = medianMs([&] {
       ddkv.fillWords(0);
       v.fn(S, T, K, dq.get(), dkv.get(), dw.get(), didx.get(), dg.get(), ddq.get(), ddw.get(),

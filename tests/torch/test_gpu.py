@@ -442,7 +442,8 @@ def test_indexer_bwd_against_reference():
 def test_indexer_bwd_deterministic_mode():
     # Under torch.use_deterministic_algorithms(True) the backward runs the
     # reference (index_add_ is deterministic there): two calls agree bit for
-    # bit. Off, grad_q and grad_weights are the kernel's (one block a query,
+    # bit, and with the reference itself (the kernel, rounding p to bf16,
+    # would not). Off, grad_q and grad_weights are the kernel's (one block a query,
     # its tiles in order: the same bits each call) and grad_kv agrees with
     # them within the rounding of its atomics' order.
     need_gpu()
@@ -457,8 +458,10 @@ def test_indexer_bwd_deterministic_mode():
         torch.use_deterministic_algorithms(True)
         a = mt.indexer_bwd_interface(q, w, kv, idx, g)
         b = mt.indexer_bwd_interface(q, w, kv, idx, g)
-        for name, x, y in zip(("grad_q", "grad_weights", "grad_kv"), a, b):
+        ref = reference.indexer_bwd(q, w, kv, idx, g)
+        for name, x, y, z in zip(("grad_q", "grad_weights", "grad_kv"), a, b, ref):
             assert torch.equal(x, y), f"deterministic mode: {name} differs between calls"
+            assert torch.equal(x, z), f"deterministic mode: {name} is not the reference's"
     finally:
         torch.use_deterministic_algorithms(was)
     c = mt.indexer_bwd_interface(q, w, kv, idx, g)
