@@ -148,6 +148,19 @@ LogicalResult WgmmaDescOp::verify() {
   return success();
 }
 
+LogicalResult StMatrixOp::verify() {
+  size_t n = getValues().size();
+  if (n != 1 && n != 2 && n != 4)
+    return emitOpError("stores 1, 2 or 4 matrices, not ") << n;
+  Type element = getTile().getType().getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 16)
+    return emitOpError("stores 16-bit elements, not ") << element;
+  if (getTile().getType().getShape().back() % 8)
+    return emitOpError("needs rows of a multiple of 8 elements (16-byte chunks), not ")
+           << getTile().getType().getShape().back();
+  return success();
+}
+
 LogicalResult WgmmaOp::verify() {
   int64_t n = getNAttr().getInt();
   if (n < 8 || n > 256 || n % 8)

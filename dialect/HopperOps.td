@@ -535,6 +535,46 @@ def Hopper_WgmmaDescOp : Hopper_Op<"wgmma_desc", "wgmma", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Hopper_StMatrixOp : Hopper_Op<"stmatrix", "stmatrix"> {
+  let summary = "a warp stores 8 x 8 matrices of 16-bit elements into a shared tile";
+  let description = [{
+    stmatrix.sync.aligned.m8n8: each of the warp's lanes gives one i32
+    (two 16-bit elements) per matrix, `values` holding 1, 2 or 4 matrices. In
+    a matrix lane l holds row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1 (the
+    layout of an mma accumulator); with `trans` the matrix is stored
+    transposed. Lane l names where row l % 8 of matrix l / 8 goes: 8
+    elements, 16 bytes, from the tile's element (`row`, `col`) on, `col` a
+    multiple of 8 (a 16-byte chunk, which the tile's swizzle keeps whole).
+    Every lane of the warp executes it; lanes past 8 times the count name
+    nothing. Other threads see the values after a barrier, as with
+    `tile.shared_store`.
+
+    ```mlir
+    tile.kernel @store(%a: i32, %b: i32, %c: i32, %d: i32) attributes {block = array<i32: 32, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c8 = arith.constant 8 : index
+      %c16 = arith.constant 16 : index
+      %c7 = arith.constant 7 : index
+      %t = tile.alloc_shared : !tile.shared<16x64xbf16, swizzle = 128>
+      %l = tile.thread_id x
+      // Lanes 0-15 name rows 0-15 at column 0, lanes 16-31 the same rows at column 8.
+      %row = arith.remui %l, %c16 : index
+      %half = arith.divui %l, %c16 : index
+      %col = arith.muli %half, %c8 : index
+      hopper.stmatrix %a, %b, %c, %d into %t[%row, %col] : !tile.shared<16x64xbf16, swizzle = 128>
+      hopper.stmatrix %a into %t[%row, %c0] {trans} : !tile.shared<16x64xbf16, swizzle = 128>
+      tile.barrier
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<I32>:$values, Tile_AnyShared:$tile, Index:$row, Index:$col,
+                       UnitAttr:$trans);
+  let assemblyFormat =
+      "$values `into` $tile `[` $row `,` $col `]` attr-dict `:` type($tile)";
+  let hasVerifier = 1;
+}
+
 def Hopper_WgmmaFenceOp : Hopper_Op<"wgmma_fence", "wgmma"> {
   let summary = "orders register writes before the next wgmma";
   let description = [{

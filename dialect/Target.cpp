@@ -20,7 +20,8 @@ const std::vector<Target> &table() {
   constexpr unsigned all = bit(Feature::namedBarriers);
   constexpr unsigned ampere = all | bit(Feature::mbarrier);
   constexpr unsigned hopper =
-      ampere | bit(Feature::tma) | bit(Feature::elect) | bit(Feature::clusters);
+      ampere | bit(Feature::tma) | bit(Feature::elect) | bit(Feature::clusters) |
+      bit(Feature::stmatrix);
   constexpr unsigned hopperA = hopper | bit(Feature::setmaxnreg) | bit(Feature::wgmma);
   static const std::vector<Target> targets = {
       {"sm_75", 75, 86, 64 * 1024, 65536, 255, 1024, all, 1024, 0},
@@ -42,6 +43,7 @@ const char *featureName(Feature f) {
   case Feature::tma: return "the tensor-memory accelerator";
   case Feature::elect: return "elect.sync";
   case Feature::clusters: return "thread-block clusters";
+  case Feature::stmatrix: return "stmatrix";
   case Feature::setmaxnreg: return "setmaxnreg";
   case Feature::wgmma: return "wgmma";
   }

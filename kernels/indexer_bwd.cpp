@@ -13,7 +13,8 @@
 // while the producer gathers the selected kv rows, 64 a tile (gather(): one
 // TMA box a row; slots past K and indices -1 read as zero rows). Each tile
 // is three gemms: the scores q . kv^T (H x 64), dq += p . kv with p from
-// registers, and p^T . q (64 x D), whose rows are added into dkv at the
+// registers, and p^T . q (64 x D), p^T stored into shared memory (a warp's
+// part four 8 x 8 blocks an instruction), whose rows are added into dkv at the
 // tile's indices (addRows(): vector reductions; indices repeat within and
 // across queries). D is taken in panels of 64 columns, so that no more
 // than one 64 x 64 piece of dkv's tile is live at a time. Two blocks share
@@ -92,6 +93,8 @@ template <bool Batched> struct IndexerBwd : Generator {
       copy(qs, {s, 0, p * 64}, qt[p], {1, M, 64}); // heads past H: zeros
     }
     Value weights = broadcast(reshape(loadTile(ws, {s, 0}, {1, M}), {M}), {M, BK}, {0});
+    // p^T [BK, M], the third gemm's A: the slots are its rows.
+    Shared pt = k.shared(DType::bf16, {BK, M});
 
     std::vector<Value> init(P, broadcast(0.0, {M, 64}));
     init.push_back(broadcast(0.0, {M}));
@@ -114,7 +117,7 @@ template <bool Batched> struct IndexerBwd : Generator {
           std::vector<Value> next;
           for (int p = 0; p < P; ++p)
             next.push_back(gemm(pb, kvt[p], /*transposeB=*/false, carried[p])); // dq [M, 64]
-          Value pt = transpose(pb, {1, 0});
+          storeTile(pt, {0, 0}, transpose(pb, {1, 0}));
           for (int p = 0; p < P; ++p)
             addRows(dkvs, {0, p * 64}, is, {s, j0}, gemm(pt, qt[p]));       // [BK, 64]
           next.push_back(dw);

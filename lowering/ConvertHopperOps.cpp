@@ -122,6 +122,24 @@ struct SharedStoreLowering : ConvertOpToLLVMPattern<tile::SharedStoreOp> {
   }
 };
 
+struct StMatrixLowering : ConvertOpToLLVMPattern<hopper::StMatrixOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::StMatrixOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value p = sharedAddress(rewriter, op.getLoc(), op.getTile().getType(), adaptor.getTile(),
+                            adaptor.getRow(), adaptor.getCol());
+    MLIRContext *ctx = rewriter.getContext();
+    rewriter.replaceOpWithNewOp<NVVM::StMatrixOp>(
+        op, p, adaptor.getValues(),
+        NVVM::MMALayoutAttr::get(ctx, op.getTrans() ? NVVM::MMALayout::col
+                                                    : NVVM::MMALayout::row),
+        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+    return success();
+  }
+};
+
 struct SharedAtomicLowering : ConvertOpToLLVMPattern<tile::SharedAtomicOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -552,6 +570,7 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
                MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
                FenceProxyAsyncLowering, ReplaceWith<tile::BarrierOp, NVVM::BarrierOp>,
                NamedBarrierLowering, WarpSyncLowering, ElectOneLowering, SetMaxNRegLowering, SharedAtomicLowering,
+               StMatrixLowering,
                ShuffleXorLowering, ShuffleIdxLowering,
                ShuffleByLowering<tile::ShuffleUpOp, NVVM::ShflKind::up, 0>,
                ShuffleByLowering<tile::ShuffleDownOp, NVVM::ShflKind::down, 0x1f>, VoteLowering,

@@ -291,6 +291,112 @@ private:
     return false;
   }
 
+  /// A fragment of 16-bit elements whose 8 x 8 blocks are each in the
+  /// layout of an mma accumulator (lane l: row l / 4, columns 2 (l % 4) and
+  /// 2 (l % 4) + 1; register bit 0 the pair), or in its transpose, into a
+  /// rank-2 tile at constant `origin`: hopper.stmatrix, four blocks an
+  /// instruction (a gemm's result cast to bf16, 64 x 64 over a warpgroup,
+  /// is four a warp; transposed, as the indexer's backward stores p^T for
+  /// its third gemm, the same four with `trans`). Returns false, building
+  /// nothing, for any other layout or target, which the stores element by
+  /// element take.
+  static bool storeMatrices(SharedStoreTileOp op, Distributor &d, OpBuilder &b,
+                            FragLayoutAttr l, ArrayRef<int64_t> origin,
+                            const Registers &values) {
+    Type element = op.getValue().getType().getElementType();
+    if (!targetOf(op).has(minitile::Feature::stmatrix) || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() != 16 || l.getRank() != 2 ||
+        op.getTile().getType().getShape().size() != 2 || origin[1] % 8 ||
+        l.getNumRegBits() < 1)
+      return false;
+    auto unit = [](unsigned dim, int64_t v) {
+      Coord c(2, 0);
+      c[dim] = v;
+      return c;
+    };
+    // `pairs`: the dimension register bit 0 and lane bits 0-1 step along;
+    // the lanes' other three bits step along the other one. Columns: the
+    // plain layout; rows: the transposed one.
+    std::optional<bool> trans;
+    for (unsigned pairs : {1u, 0u}) {
+      bool ok = Coord(l.regBasis(0)) == unit(pairs, 1) &&
+                Coord(l.laneBasis(0)) == unit(pairs, 2) &&
+                Coord(l.laneBasis(1)) == unit(pairs, 4);
+      for (unsigned bit = 2; ok && bit < 5; ++bit)
+        ok = Coord(l.laneBasis(bit)) == unit(1 - pairs, int64_t(1) << (bit - 2));
+      if (ok)
+        trans = pairs == 0;
+    }
+    if (!trans)
+      return false;
+    // The other register bits, and the warps, move whole blocks.
+    auto blockStep = [](ArrayRef<int64_t> basis) {
+      return basis[0] % 8 == 0 && basis[1] % 8 == 0 && (basis[0] || basis[1]);
+    };
+    SmallVector<unsigned> blockBits;
+    for (unsigned bit = 1; bit < l.getNumRegBits(); ++bit) {
+      if (!blockStep(l.regBasis(bit)))
+        return false;
+      blockBits.push_back(bit);
+    }
+    for (unsigned bit = 0; bit < l.getNumWarpBits(); ++bit)
+      if (!blockStep(l.warpBasis(bit)))
+        return false;
+    Location loc = op.getLoc();
+    auto [lane, warp] = d.laneAndWarp(b, loc, l.getNumWarps());
+    auto bitOf = [&](Value id, unsigned bit) {
+      return arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, id, Distributor::index(b, loc, bit)),
+          Distributor::index(b, loc, 1));
+    };
+    auto addScaled = [&](Value to, Value bit, int64_t by) {
+      return by ? arith::AddIOp::create(
+                      b, loc, to,
+                      arith::MulIOp::create(b, loc, bit, Distributor::index(b, loc, by)))
+                : to;
+    };
+    // Lane l names row l % 8 of the block that its bits 3 and 4 pick (the
+    // first two block bits: the x4's four blocks).
+    unsigned picked = std::min<unsigned>(2, blockBits.size());
+    Value row = arith::AddIOp::create(
+        b, loc, Distributor::index(b, loc, origin[0]),
+        arith::AndIOp::create(b, loc, lane, Distributor::index(b, loc, 7)));
+    Value col = Distributor::index(b, loc, origin[1]);
+    for (unsigned bit = 0; bit < l.getNumWarpBits(); ++bit) {
+      Value set = bitOf(warp, bit);
+      row = addScaled(row, set, l.warpBasis(bit)[0]);
+      col = addScaled(col, set, l.warpBasis(bit)[1]);
+    }
+    for (unsigned i = 0; i < picked; ++i) {
+      Value set = bitOf(lane, 3 + i);
+      row = addScaled(row, set, l.regBasis(blockBits[i])[0]);
+      col = addScaled(col, set, l.regBasis(blockBits[i])[1]);
+    }
+    Type i32 = b.getI32Type();
+    // One stmatrix for each setting of the remaining block bits.
+    for (int64_t rest = 0; rest < int64_t(1) << (blockBits.size() - picked); ++rest) {
+      int64_t base = 0;
+      for (unsigned i = picked; i < blockBits.size(); ++i)
+        if (rest >> (i - picked) & 1)
+          base |= int64_t(1) << blockBits[i];
+      Coord at = l.coordinate(base, 0, 0);
+      SmallVector<Value> matrices;
+      for (int64_t m = 0; m < int64_t(1) << picked; ++m) {
+        int64_t r = base;
+        for (unsigned i = 0; i < picked; ++i)
+          if (m >> i & 1)
+            r |= int64_t(1) << blockBits[i];
+        matrices.push_back(LLVM::BitcastOp::create(
+            b, loc, i32, Distributor::pair(b, loc, values[r], values[r | 1])));
+      }
+      hopper::StMatrixOp::create(
+          b, loc, matrices, op.getTile(),
+          arith::AddIOp::create(b, loc, row, Distributor::index(b, loc, at[0])),
+          arith::AddIOp::create(b, loc, col, Distributor::index(b, loc, at[1])), *trans);
+    }
+    return true;
+  }
+
   static LogicalResult storeSharedTile(SharedStoreTileOp op, Distributor &d, OpBuilder &b) {
     Location loc = op.getLoc();
     KernelOp kernel = d.kernel();
@@ -316,6 +422,10 @@ private:
       lanes = 1;
     if (readBefore(op))
       createComputeBarrier(b, loc, kernel);
+    if (inside && storeMatrices(op, d, b, l, origin, values)) {
+      createComputeBarrier(b, loc, kernel);
+      return success();
+    }
     SmallVector<Value> offset = d.threadOffset(b, loc, l);
     std::set<Coord> stored;
     for (int64_t r = 0; r < l.getNumRegs(); r += lanes) {
@@ -409,6 +519,7 @@ private:
     std::set<Coord> stored;
     StoreTargets targets(op, offset);
     if (lanes > 1) {
+      SmallVector<Vector> vectors;
       for (int64_t r = 0; r < l.getNumRegs(); r += lanes) {
         if (r & picked)
           continue;
@@ -419,9 +530,9 @@ private:
         Value guard = owner;
         if (hasRow)
           guard = owner ? arith::AndIOp::create(b, loc, owner, hasRow) : hasRow;
-        storeVector(b, loc, op, origin, r, lanes, c, offset, guard, laneBit, split, values,
-                    mask);
+        vectors.push_back({r, c, origin, guard});
       }
+      storeVectors(b, loc, op, vectors, lanes, offset, laneBit, split, values, mask);
       return success();
     }
     for (int64_t r = 0; r < l.getNumRegs(); ++r) {
@@ -519,6 +630,107 @@ private:
     }
     YieldOp::create(otherwise, loc, ValueRange{built});
     return guarded.getResult(0);
+  }
+
+  /// A thread's `lanes` consecutive elements along the last dimension, from
+  /// register r (element c of the box at `origin`), stored where `guard`.
+  struct Vector {
+    int64_t r;
+    Coord c;
+    SmallVector<Value> origin;
+    Value guard;
+  };
+
+  /// Stores `vectors` (unmasked ones). Where one test before them all finds each vector
+  /// aligned, starting at a column that is a multiple of `lanes`, and the
+  /// last dimension a multiple of `lanes` too (so that each vector is wholly
+  /// inside the tensor or wholly outside), each is one vector store under
+  /// its first element's bounds; else each goes as storeVector() says. The
+  /// test is usually a constant but for the tensor's origin (an f32 row of
+  /// 128 from an even column), so it costs one branch, not one per vector.
+  static void storeVectors(OpBuilder &b, Location loc, StoreTileOp op,
+                           ArrayRef<Vector> vectors, int64_t lanes, ArrayRef<Value> offset,
+                           ArrayRef<Value> laneBit, const Split &split,
+                           const Registers &values, const Registers *mask) {
+    if (mask) { // a vector whose mask is partly false goes element by element
+      for (const Vector &v : vectors)
+        storeVector(b, loc, op, v.origin, v.r, lanes, v.c, offset, v.guard, laneBit, split,
+                    values, mask);
+      return;
+    }
+    Type element = op.getValue().getType().getElementType();
+    int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
+    Value dest = op.getDest();
+    unsigned last = op.getValue().getType().getRank() - 1;
+    Value vectorLanes = Distributor::index(b, loc, lanes - 1);
+    Value zero = Distributor::index(b, loc, 0);
+    auto multiple = [&](Value v) {
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                   arith::AndIOp::create(b, loc, v, vectorLanes), zero);
+    };
+    Value uniform = multiple(viewSize(b, dest, last));
+    SmallVector<std::pair<SmallVector<Value>, Value>> at;
+    for (const Vector &v : vectors) {
+      at.push_back(elementAt(b, loc, dest, v.origin, offset, v.c));
+      Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), dest, at.back().first,
+                                           b.getI64IntegerAttr(bytes));
+      uniform = arith::AndIOp::create(
+          b, loc, uniform,
+          arith::AndIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, zero),
+              multiple(at.back().first[last])));
+    }
+    auto branch = IfOp::create(b, loc, TypeRange(), uniform);
+    OpBuilder then = OpBuilder::atBlockEnd(&branch.getThenRegion().emplaceBlock());
+    auto vectorType = VectorType::get({lanes}, element);
+    // The vectors of one row (of the same guard) under one test of the
+    // row's bounds, each under its column's (a constant, usually).
+    std::map<std::pair<Coord, Operation *>, OpBuilder> rows;
+    for (auto [v, where] : llvm::zip(vectors, at)) {
+      Coord row(v.c.begin(), v.c.end() - 1);
+      Operation *guardOp = v.guard ? v.guard.getDefiningOp() : nullptr;
+      auto it = rows.find({row, guardOp});
+      if (it == rows.end()) {
+        Value pred = v.guard;
+        for (unsigned d = 0; d < last; ++d) {
+          Value i = where.first[d];
+          Value in = arith::AndIOp::create(
+              then, loc,
+              arith::CmpIOp::create(then, loc, arith::CmpIPredicate::sge, i, zero),
+              arith::CmpIOp::create(then, loc, arith::CmpIPredicate::slt, i,
+                                    viewSize(then, dest, d)));
+          pred = pred ? arith::AndIOp::create(then, loc, pred, in) : in;
+        }
+        if (!pred)
+          pred = arith::ConstantIntOp::create(then, loc, then.getI1Type(), 1);
+        auto guarded = IfOp::create(then, loc, TypeRange(), pred);
+        OpBuilder body = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+        body.setInsertionPoint(YieldOp::create(body, loc));
+        it = rows.emplace(std::make_pair(row, guardOp), body).first;
+      }
+      OpBuilder &body = it->second;
+      Value col = where.first[last];
+      Value colInside = arith::AndIOp::create(
+          body, loc, arith::CmpIOp::create(body, loc, arith::CmpIPredicate::sge, col, zero),
+          arith::CmpIOp::create(body, loc, arith::CmpIPredicate::slt, col,
+                                viewSize(body, dest, last)));
+      auto guarded = IfOp::create(body, loc, TypeRange(), colInside);
+      OpBuilder store = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
+      Value vec = LLVM::PoisonOp::create(store, loc, vectorType);
+      for (int64_t i = 0; i < lanes; ++i)
+        vec = LLVM::InsertElementOp::create(
+            store, loc, vec, select(store, loc, laneBit, split.regs, v.r + i, values),
+            arith::ConstantIntOp::create(store, loc, store.getI32Type(), i));
+      StoreOp::create(store, loc, vec, dest, where.first, op.getAdd());
+      YieldOp::create(store, loc);
+    }
+    YieldOp::create(then, loc);
+    OpBuilder otherwise = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
+    for (const Vector &v : vectors)
+      storeVector(otherwise, loc, op, v.origin, v.r, lanes, v.c, offset, v.guard, laneBit, split,
+                  values, mask);
+    YieldOp::create(otherwise, loc);
   }
 
   /// Registers r .. r + lanes - 1 (elements c .. c + lanes - 1 along the

@@ -548,11 +548,49 @@ struct StoreShared : Generator {
   }
 };
 
+/// o = sum over the tiles of m of p_t^T . w_t, p_t = bf16(q_t . key^T / 8):
+/// p^T (keys x rows) stored into a shared tile by stmatrix's transposing
+/// form, then the gemm's A from there (the indexer backward's dkv = p^T q).
+/// `loop` 0: one tile of m, 1 serial, 2 pipelined (the same shared tile
+/// written again each iteration while the gemm before may still read it).
+struct StoreSharedTransposed : Generator {
+  Param<int> loop{"loop", 0, 0, 2, "0 one tile of m, 1 serial, 2 pipelined"};
+  void generate(Kernel &k) override {
+    const int N = 64;
+    Value m = k.size("m");
+    Tensor q = k.tensor("q", DType::bf16, {m, 64}), key = k.tensor("key", DType::bf16, {64, 64});
+    Tensor w = k.tensor("w", DType::bf16, {m, N});
+    Tensor o = k.tensor("o", DType::f32, {64, N});
+    k.threads(128);
+    k.grid(1);
+    Shared ks = k.shared(DType::bf16, {64, 64}), pt = k.shared(DType::bf16, {64, 64});
+    copy(key, {0, 0}, ks);
+    auto body = [&](Value t, Value acc) {
+      Shared qs = k.shared(DType::bf16, {64, 64}), ws = k.shared(DType::bf16, {64, N});
+      copy(q, {t * 64, 0}, qs);
+      copy(w, {t * 64, 0}, ws);
+      Value p = cast(gemm(qs, ks, /*transposeB=*/true) * 0.125, DType::bf16);
+      storeTile(pt, {0, 0}, transpose(p, {1, 0}));
+      return gemm(pt, ws, /*transposeB=*/false, acc);
+    };
+    Value zero = broadcast(0.0, {64, N});
+    Value out;
+    if (loop == 0)
+      out = body(constant(0, DType::index), zero);
+    else if (loop == 1)
+      out = k.serial(0, ceildiv(m, 64), zero, body);
+    else
+      out = k.pipelined(0, ceildiv(m, 64), zero, body, {.stages = 2});
+    storeTile(o, {0, 0}, out);
+  }
+};
+
 } // namespace
 
 MINITILE_KERNEL(AddRows, "add_rows", "out[idx[s, r]] += v_s[r], total += v_s: fragments added into global rows");
 MINITILE_KERNEL(GatherRows, "gather_rows", "y[s, j] = kv[b][idx[s, j]] (zeros where the index is negative or past k), through gather()");
 MINITILE_KERNEL(AttnPV, "attn_pv", "o = sum_j bf16(q . key_j^T / 8) . v_j, the scores from registers (or a shared tile)");
+MINITILE_KERNEL(StoreSharedTransposed, "store_shared_t", "o = sum_t bf16(q_t . key^T / 8)^T . w_t, p^T stored into a shared tile");
 MINITILE_KERNEL(StoreShared, "store_shared", "c = a . b^T, one operand relu'd in registers and stored into its shared tile");
 MINITILE_KERNEL(GemmKN, "gemm_kn", "c = a . b, b stored [k, n] (the gemm's B MN-major)");
 MINITILE_KERNEL(AsyncOperands, "async_operands", "c = the K loop of gemms with the accumulator in the form `form` names");

@@ -63,6 +63,9 @@
 #include "codegen_store_shared_a_loop_wg2.h"
 #include "codegen_store_shared_b_loop_wg2.h"
 #include "codegen_store_shared_b_wg2.h"
+#include "codegen_store_shared_t_one.h"
+#include "codegen_store_shared_t_pipe.h"
+#include "codegen_store_shared_t_serial.h"
 #include "codegen_add_rows_gemm.h"
 #include "codegen_add_rows_x_c64.h"
 #include "codegen_gather_one_c64.h"
@@ -823,6 +826,70 @@ TEST(FragmentCodegen, GemmWithRegisterA) {
         expectUnwrittenPast(got, size_t(m * n), "o", wrong);
         EXPECT_EQ(wrong, 0);
       }
+}
+
+TEST(FragmentCodegen, TransposedFragmentStoredForGemm) {
+  // o = sum over m's 64-row tiles of p_t^T . w_t, p_t = bf16(q_t . key^T /
+  // 8): the gemm's result transposed into a shared tile (stmatrix .trans,
+  // four 8 x 8 blocks an instruction), read by the next gemm as its A. One
+  // tile, and serial and pipelined loops that write the tile again while
+  // the last iteration's gemm may still read it. Ragged m (the copies read
+  // zero rows past it); fp64 reference of the bf16 scores, as in
+  // GemmWithRegisterA.
+  using bf16 = minitile::rt::bf16;
+  using Fn = void (*)(minitile::rt::Scalar<int64_t>, const bf16 *, const bf16 *, const bf16 *,
+                      float *, CUstream);
+  struct {
+    const char *name;
+    Fn fn;
+    bool oneTile;
+  } variants[] = {{"one tile", minitile::kernels::codegen_store_shared_t_one, true},
+                  {"serial", minitile::kernels::codegen_store_shared_t_serial, false},
+                  {"pipelined", minitile::kernels::codegen_store_shared_t_pipe, false}};
+  std::uniform_real_distribution<float> d(-1, 1);
+  const int64_t n = 64;
+  for (auto &var : variants)
+    for (int64_t m : {int64_t(0), int64_t(40), int64_t(64), int64_t(200), int64_t(320)}) {
+      // (One tile copies q's first rows whatever m is: none of an empty q.)
+      if (var.oneTile && (m > 64 || m == 0))
+        continue;
+      SCOPED_TRACE(std::string(var.name) + " m=" + std::to_string(m));
+      std::vector<bf16> q(std::max<int64_t>(m, 1) * 64), key(64 * 64),
+          w(std::max<int64_t>(m, 1) * n);
+      for (std::vector<bf16> *t : {&q, &key, &w})
+        for (bf16 &x : *t)
+          x = bf16::fromFloat(d(rng()));
+      DeviceBuffer<bf16> dq(q), dkey(key), dw(w);
+      DeviceBuffer<float> o(64 * n + 64);
+      o.fillWords(kPoison);
+      var.fn(m, dq.get(), dkey.get(), dw.get(), o.get(), nullptr);
+      minitile::rt::synchronize();
+      std::vector<float> got = o.download();
+      // p[r][j], rounded to bf16 as the kernel does.
+      std::vector<double> p(std::max<int64_t>(m, 1) * 64);
+      for (int64_t r = 0; r < m; ++r)
+        for (int64_t j = 0; j < 64; ++j) {
+          double s = 0;
+          for (int64_t e = 0; e < 64; ++e)
+            s += double(q[r * 64 + e].toFloat()) * key[j * 64 + e].toFloat();
+          p[r * 64 + j] = bf16::fromFloat(float(s / 8)).toFloat();
+        }
+      int64_t wrong = 0;
+      for (int64_t j = 0; j < 64; ++j)
+        for (int64_t c = 0; c < n; ++c) {
+          double want = 0, scale = 0;
+          for (int64_t r = 0; r < m; ++r) {
+            double prod = p[r * 64 + j] * w[r * n + c].toFloat();
+            want += prod;
+            scale += std::fabs(prod);
+          }
+          float g = got[j * n + c];
+          if (!(std::fabs(g - want) <= 0x1p-7 * scale + 1e-6) && wrong++ < 5)
+            ADD_FAILURE() << "o[" << j << ", " << c << "] = " << g << ", want " << want;
+        }
+      expectUnwrittenPast(got, size_t(64 * n), "o", wrong);
+      EXPECT_EQ(wrong, 0);
+    }
 }
 
 TEST(FragmentCodegen, StoreTileIntoSharedTile) {

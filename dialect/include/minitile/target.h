@@ -22,6 +22,7 @@ enum class Feature : unsigned {
   tma,           // tensor-memory accelerator, mbarrier transactions, async proxy fences (sm_90)
   elect,         // elect.sync (sm_90)
   clusters,      // thread-block clusters (sm_90)
+  stmatrix,      // stmatrix: a warp stores 8 x 8 matrices of 16-bit elements (sm_90)
   setmaxnreg,    // register reallocation between warpgroups (sm_90a)
   wgmma,         // warpgroup matrix multiply-accumulate (sm_90a)
 };

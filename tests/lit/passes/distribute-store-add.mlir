@@ -2,12 +2,17 @@
 // RUN: minitile-opt %s -split-input-file --tile-assign-layouts --tile-distribute-fragments --canonicalize --cse | FileCheck %s --check-prefix=INDEX
 // store_tile add: the stores become reductions (tile.store add, lowered to
 // red.global.add), a thread's side-by-side elements in one vector where
-// they are whole inside the tensor and aligned, else one by one. Into
+// they are whole inside the tensor and aligned, else one by one. One test
+// before them all (every vector aligned, wholly inside or outside) picks
+// the path where each vector needs only its bounds; the other tests each
+// vector. Into
 // gathered rows (`rows`): each row a thread holds reads its index once,
 // -1 past the index tensor's end, and a negative one is left alone.
 
 // Rows loaded four columns a thread: vector<4xf32> reductions.
 // CHECK-LABEL: tile.kernel @boxed
+// CHECK-COUNT-8: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<4xf32>, <?x?xf32>
+// CHECK: } else {
 // CHECK-COUNT-8: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<4xf32>, <?x?xf32>
 // CHECK-NOT: tile.store %
 tile.kernel @boxed(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
@@ -23,7 +28,16 @@ tile.kernel @boxed(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: index) attributes
 
 // A gemm's accumulator into the rows idx[s, j..] picks: a thread holds two
 // rows of the 64 (two index loads), two columns side by side (vector<2xf32>).
+// On the aligned path a row's 16 vectors sit under one test of its index.
 // CHECK-LABEL: tile.kernel @gathered
+// CHECK: tile.elems_to_aligned
+// CHECK: tile.if %{{.*}} {
+// CHECK: tile.if %{{.*}} {
+// CHECK: tile.store add %{{.*}}, %{{.*}}[%[[R:[0-9]+]], %{{.*}}] : vector<2xf32>, <?x128xf32>
+// CHECK-COUNT-15: tile.store add %{{.*}}, %{{.*}}[%[[R]], %{{.*}}] : vector<2xf32>, <?x128xf32>
+// CHECK: tile.if %{{.*}} {
+// CHECK-COUNT-16: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<2xf32>, <?x128xf32>
+// CHECK: } else {
 // CHECK-COUNT-32: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<2xf32>, <?x128xf32>
 // CHECK-NOT: tile.store add %{{.*}} : vector<2xf32>
 // INDEX-LABEL: tile.kernel @gathered
