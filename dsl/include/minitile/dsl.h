@@ -776,7 +776,10 @@ void storeTile(const Tensor &t, std::vector<Arg> origin, Arg v, Value mask = Val
                SourceLoc loc = SourceLoc::current());
 /// Adds fragment `v` (f32) into the box of `t` at `origin`, each element in
 /// one indivisible step (red.global.add, two or four elements an
-/// instruction where a thread holds them side by side): partial sums that
+/// instruction where a thread holds them side by side; where each warp
+/// holds whole rows, as of a gemm's result, the rows go through a scratch
+/// tile of the warp's so that an instruction's lanes add 16 bytes each of
+/// a row side by side, whole 128-byte lines): partial sums that
 /// many blocks add into one tensor. Elements outside `t`, and where `mask`
 /// is false, are left alone. Relaxed, as the atomics are: the sums are
 /// whole when the kernel ends.

@@ -2,12 +2,13 @@
 // RUN: minitile-opt %s -split-input-file --tile-assign-layouts --tile-distribute-fragments --canonicalize --cse | FileCheck %s --check-prefix=INDEX
 // store_tile add: the stores become reductions (tile.store add, lowered to
 // red.global.add), a thread's side-by-side elements in one vector where
-// they are whole inside the tensor and aligned, else one by one. One test
+// they are whole inside the tensor and aligned, else one by one (unless
+// each warp holds whole rows, below). One test
 // before them all (every vector aligned, wholly inside or outside) picks
 // the path where each vector needs only its bounds; the other tests each
 // vector. Into
-// gathered rows (`rows`): each row a thread holds reads its index once,
-// -1 past the index tensor's end, and a negative one is left alone.
+// gathered rows (`rows`): a row's index is read where its elements are
+// added, -1 past the index tensor's end, and a negative one is left alone.
 
 // Rows loaded four columns a thread: vector<4xf32> reductions.
 // CHECK-LABEL: tile.kernel @boxed
@@ -26,22 +27,27 @@ tile.kernel @boxed(%x: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: index) attributes
 
 // -----
 
-// A gemm's accumulator into the rows idx[s, j..] picks: a thread holds two
-// rows of the 64 (two index loads), two columns side by side (vector<2xf32>).
-// On the aligned path a row's 16 vectors sit under one test of its index.
+// A gemm's accumulator into the rows idx[s, j..] picks, through a scratch
+// tile of the block's 64 rows (16 bytes of padding a row): each thread's
+// register pairs into it, a warp barrier (a warp reads back only its own
+// 16 rows), then each lane reads 4 columns of one row (a row of 128 f32 a
+// warp instruction), reads that row's index and adds the 4 with one
+// vector<4xf32> reduction; a warp barrier before the scratch is written
+// again. On the path where the one test before them finds every vector
+// aligned; else each element alone.
 // CHECK-LABEL: tile.kernel @gathered
-// CHECK: tile.elems_to_aligned
-// CHECK: tile.if %{{.*}} {
-// CHECK: tile.if %{{.*}} {
-// CHECK: tile.store add %{{.*}}, %{{.*}}[%[[R:[0-9]+]], %{{.*}}] : vector<2xf32>, <?x128xf32>
-// CHECK-COUNT-15: tile.store add %{{.*}}, %{{.*}}[%[[R]], %{{.*}}] : vector<2xf32>, <?x128xf32>
-// CHECK: tile.if %{{.*}} {
-// CHECK-COUNT-16: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<2xf32>, <?x128xf32>
+// CHECK: tile.alloc_shared : <64x132xf32>
+// CHECK-COUNT-32: tile.shared_store %{{.*}} : vector<2xf32>, <64x132xf32>
+// CHECK-NEXT: hopper.warp_sync
+// CHECK-COUNT-16: tile.shared_load %{{.*}} : <64x132xf32> -> vector<4xf32>
+// CHECK: hopper.warp_sync
+// CHECK-NEXT: tile.if
+// CHECK-COUNT-16: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<4xf32>, <?x128xf32>
 // CHECK: } else {
-// CHECK-COUNT-32: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<2xf32>, <?x128xf32>
-// CHECK-NOT: tile.store add %{{.*}} : vector<2xf32>
+// CHECK-COUNT-64: tile.store add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : f32, <?x128xf32>
+// CHECK-NOT: tile.store add
 // INDEX-LABEL: tile.kernel @gathered
-// INDEX-COUNT-2: tile.load %{{.*}} : <?x?xi32> -> i32
+// INDEX-COUNT-16: tile.load %{{.*}} : <?x?xi32> -> i32
 // INDEX-NOT: tile.load %{{.*}} : <?x?xi32> -> i32
 tile.kernel @gathered(%o: !tile.ptr<f32>, %i: !tile.ptr<i32>, %n: index, %s: index, %j: index) attributes {block = array<i32: 128, 1, 1>} {
   %c0 = arith.constant 0 : index
