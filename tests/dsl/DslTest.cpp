@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <functional>
+#include <sstream>
 #include <vector>
 
 using namespace minitile;
@@ -1239,7 +1240,7 @@ TEST(DslTiles, StoreTileIntoASharedTile) {
   std::string errors;
   std::string after = afterTilePasses([&](Kernel &k) { attention(k, 0, true, 0, line); }, errors);
   ASSERT_NE(after, "") << errors;
-  size_t first = after.find("tile.shared_store %"), fence = after.find("hopper.fence_proxy_async");
+  size_t first = after.find("hopper.stmatrix %"), fence = after.find("hopper.fence_proxy_async");
   ASSERT_NE(first, std::string::npos) << after;
   ASSERT_NE(fence, std::string::npos) << after;
   // (The copies of the loop's tiles come first, with their own barrier.)
@@ -1249,10 +1250,17 @@ TEST(DslTiles, StoreTileIntoASharedTile) {
   EXPECT_LT(first, fence) << after;
   size_t barrier = after.find("tile.barrier", fence), mma = after.find("hopper.wgmma_fence", fence);
   EXPECT_LT(barrier, mma) << after;
-  // Pairs of bf16 a store (the scores' layout holds two consecutive columns).
-  EXPECT_NE(after.find(": vector<2xbf16>, <64x64xbf16, swizzle = 128>"),
-            std::string::npos)
-      << after;
+  // The scores' 8 x 8 blocks, four a warp instruction (stmatrix: a gemm's
+  // result cast to bf16 is in its layout), untransposed.
+  size_t stores = 0;
+  std::istringstream lines(after);
+  for (std::string text; std::getline(lines, text);)
+    if (text.find("hopper.stmatrix") != std::string::npos) {
+      ++stores;
+      EXPECT_EQ(text.find("trans"), std::string::npos) << text;
+    }
+  EXPECT_EQ(stores, 4u) << after;
+  EXPECT_EQ(after.find("tile.shared_store %"), std::string::npos) << after;
 }
 
 TEST(DslTilesMisuse, StoreTileIntoASharedTileInAGroup) {

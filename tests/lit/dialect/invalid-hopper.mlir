@@ -242,3 +242,33 @@ tile.kernel @k(%d: i64, %r: i32, %x: f32) attributes {block = array<i32: 128, 1,
   %e:4 = hopper.wgmma regs(%r, %r, %r), %d n 8 acc(%x, %x, %x, %x) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%v: i32) attributes {block = array<i32: 32, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc_shared : !tile.shared<16x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'hopper.stmatrix' op stores 1, 2 or 4 matrices, not 3}}
+  hopper.stmatrix %v, %v, %v into %t[%c0, %c0] : !tile.shared<16x64xbf16, swizzle = 128>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%v: i32) attributes {block = array<i32: 32, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc_shared : !tile.shared<16x32xf32>
+  // expected-error@+1 {{'hopper.stmatrix' op stores 16-bit elements, not 'f32'}}
+  hopper.stmatrix %v into %t[%c0, %c0] : !tile.shared<16x32xf32>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%v: i32) attributes {block = array<i32: 32, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc_shared : !tile.shared<16x12xbf16>
+  // expected-error@+1 {{'hopper.stmatrix' op needs rows of a multiple of 8 elements (16-byte chunks), not 12}}
+  hopper.stmatrix %v into %t[%c0, %c0] : !tile.shared<16x12xbf16>
+  tile.return
+}
