@@ -77,12 +77,17 @@ Value Distributor::index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-Value Distributor::pair(OpBuilder &b, Location loc, Value lo, Value hi) {
-  Value v = LLVM::PoisonOp::create(b, loc, VectorType::get({2}, lo.getType()));
-  for (auto [i, half] : llvm::enumerate(std::array<Value, 2>{lo, hi}))
-    v = LLVM::InsertElementOp::create(b, loc, v, half,
+Value Distributor::vector(OpBuilder &b, Location loc, ArrayRef<Value> elements) {
+  Value v = LLVM::PoisonOp::create(
+      b, loc, VectorType::get({int64_t(elements.size())}, elements.front().getType()));
+  for (auto [i, e] : llvm::enumerate(elements))
+    v = LLVM::InsertElementOp::create(b, loc, v, e,
                                       arith::ConstantIntOp::create(b, loc, b.getI32Type(), i));
   return v;
+}
+
+Value Distributor::pair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  return vector(b, loc, {lo, hi});
 }
 
 OpBuilder::InsertPoint Distributor::invariantPoint(OpBuilder &b, ValueRange operands) {
@@ -195,23 +200,36 @@ std::pair<Value, Value> Distributor::laneAndWarp(OpBuilder &b, Location loc, int
   return geometry_[key] = {lane, warp};
 }
 
+/// `offset` plus, per dimension, basis[d] for each set bit of `id`.
+static void addBits(OpBuilder &b, Location loc, SmallVector<Value> &offset, Value id,
+                    unsigned bits, llvm::function_ref<ArrayRef<int64_t>(unsigned)> basis) {
+  for (unsigned bit = 0; bit < bits; ++bit)
+    for (unsigned d = 0; d < offset.size(); ++d) {
+      if (!basis(bit)[d])
+        continue;
+      Value set = arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, id, Distributor::index(b, loc, bit)),
+          Distributor::index(b, loc, 1));
+      Value term = arith::MulIOp::create(b, loc, set, Distributor::index(b, loc, basis(bit)[d]));
+      offset[d] = arith::AddIOp::create(b, loc, offset[d], term);
+    }
+}
+
+SmallVector<Value> Distributor::warpOffset(OpBuilder &b, Location loc, FragLayoutAttr layout) {
+  auto [lane, warp] = laneAndWarp(b, loc, layout.getNumWarps());
+  (void)lane;
+  SmallVector<Value> offset(layout.getRank(), index(b, loc, 0));
+  addBits(b, loc, offset, warp, layout.getNumWarpBits(),
+          [&](unsigned bit) { return layout.warpBasis(bit); });
+  return offset;
+}
+
 SmallVector<Value> Distributor::threadOffset(OpBuilder &b, Location loc, FragLayoutAttr layout) {
   auto [lane, warp] = laneAndWarp(b, loc, layout.getNumWarps());
   SmallVector<Value> offset(layout.getRank(), index(b, loc, 0));
-  auto add = [&](Value id, unsigned bit, ArrayRef<int64_t> basis) {
-    for (unsigned d = 0; d < basis.size(); ++d) {
-      if (!basis[d])
-        continue;
-      Value set = arith::AndIOp::create(
-          b, loc, arith::ShRUIOp::create(b, loc, id, index(b, loc, bit)), index(b, loc, 1));
-      Value term = arith::MulIOp::create(b, loc, set, index(b, loc, basis[d]));
-      offset[d] = arith::AddIOp::create(b, loc, offset[d], term);
-    }
-  };
-  for (unsigned bit = 0; bit < 5; ++bit)
-    add(lane, bit, layout.laneBasis(bit));
-  for (unsigned bit = 0; bit < layout.getNumWarpBits(); ++bit)
-    add(warp, bit, layout.warpBasis(bit));
+  addBits(b, loc, offset, lane, 5, [&](unsigned bit) { return layout.laneBasis(bit); });
+  addBits(b, loc, offset, warp, layout.getNumWarpBits(),
+          [&](unsigned bit) { return layout.warpBasis(bit); });
   return offset;
 }
 

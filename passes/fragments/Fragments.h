@@ -128,6 +128,9 @@ public:
   /// Per dimension, the coordinate offset of this thread's lane and warp.
   llvm::SmallVector<mlir::Value> threadOffset(mlir::OpBuilder &b, mlir::Location loc,
                                               FragLayoutAttr layout);
+  /// The same of its warp alone (what the warp's lanes share).
+  llvm::SmallVector<mlir::Value> warpOffset(mlir::OpBuilder &b, mlir::Location loc,
+                                            FragLayoutAttr layout);
   /// Makes `to`'s registers those of `from` holding the elements `mapCoord`
   /// maps `to`'s coordinates to; fails if the layouts place them on other
   /// lanes or warps.
@@ -140,6 +143,9 @@ public:
   /// register's halves, or two f32 converted at once).
   static mlir::Value pair(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lo,
                           mlir::Value hi);
+  /// The vector of `elements` (one type, at least one).
+  static mlir::Value vector(mlir::OpBuilder &b, mlir::Location loc,
+                            llvm::ArrayRef<mlir::Value> elements);
 
   /// Where to build a pure op of `operands` that `b` would build inside
   /// loops (tile.for, tile.pipelined, tile.while; tile.ifs between them are

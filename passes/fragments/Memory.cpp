@@ -36,6 +36,14 @@ namespace minitile::tile {
 
 namespace {
 
+/// Whether index `i` of dimension `dim` lies inside `tensor`.
+Value within(OpBuilder &b, Location loc, Value tensor, unsigned dim, Value i) {
+  Value lo =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, Distributor::index(b, loc, 0));
+  Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, viewSize(b, tensor, dim));
+  return arith::AndIOp::create(b, loc, lo, hi);
+}
+
 /// Tensor indices of the element at `coord` of a box at `origin` (this
 /// thread's `offset` added), and whether it lies inside the tensor.
 std::pair<SmallVector<Value>, Value> elementAt(OpBuilder &b, Location loc, Value tensor,
@@ -48,13 +56,37 @@ std::pair<SmallVector<Value>, Value> elementAt(OpBuilder &b, Location loc, Value
         b, loc, origin[d],
         arith::AddIOp::create(b, loc, offset[d], Distributor::index(b, loc, coord[d])));
     index.push_back(i);
-    Value lo = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i,
-                                     Distributor::index(b, loc, 0));
-    Value hi = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i,
-                                     viewSize(b, tensor, d));
-    inside = arith::AndIOp::create(b, loc, inside, arith::AndIOp::create(b, loc, lo, hi));
+    inside = arith::AndIOp::create(b, loc, inside, within(b, loc, tensor, d, i));
   }
   return {index, inside};
+}
+
+/// Whether a vector of `lanes` elements from `tensor[index]` on is aligned
+/// to its size and starts at a column that is a multiple of `lanes`; with
+/// the last dimension a multiple of `lanes` too (lastDimensionOfVectors),
+/// each such vector is wholly inside the tensor or wholly outside.
+Value alignedVector(OpBuilder &b, Location loc, Value tensor, ValueRange index,
+                    int64_t lanes) {
+  Type element = llvm::cast<GlobalTensorType>(tensor.getType()).getElementType();
+  Value zero = Distributor::index(b, loc, 0);
+  Value gap = ElemsToAlignedOp::create(
+      b, loc, b.getIndexType(), tensor, index,
+      b.getI64IntegerAttr(lanes * element.getIntOrFloatBitWidth() / 8));
+  Value aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, zero);
+  Value column = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc, index.back(), Distributor::index(b, loc, lanes - 1)), zero);
+  return arith::AndIOp::create(b, loc, aligned, column);
+}
+
+/// Whether the last dimension of `tensor` is a multiple of `lanes`.
+Value lastDimensionOfVectors(OpBuilder &b, Location loc, Value tensor, int64_t lanes) {
+  unsigned last = llvm::cast<GlobalTensorType>(tensor.getType()).getRank() - 1;
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::AndIOp::create(b, loc, viewSize(b, tensor, last),
+                            Distributor::index(b, loc, lanes - 1)),
+      Distributor::index(b, loc, 0));
 }
 
 /// `load` (built in the then-branch) where `inside`, else `padding`.
@@ -344,6 +376,7 @@ private:
         return false;
     Location loc = op.getLoc();
     auto [lane, warp] = d.laneAndWarp(b, loc, l.getNumWarps());
+    (void)warp;
     auto bitOf = [&](Value id, unsigned bit) {
       return arith::AndIOp::create(
           b, loc, arith::ShRUIOp::create(b, loc, id, Distributor::index(b, loc, bit)),
@@ -358,15 +391,13 @@ private:
     // Lane l names row l % 8 of the block that its bits 3 and 4 pick (the
     // first two block bits: the x4's four blocks).
     unsigned picked = std::min<unsigned>(2, blockBits.size());
+    SmallVector<Value> warpAt = d.warpOffset(b, loc, l);
     Value row = arith::AddIOp::create(
-        b, loc, Distributor::index(b, loc, origin[0]),
-        arith::AndIOp::create(b, loc, lane, Distributor::index(b, loc, 7)));
-    Value col = Distributor::index(b, loc, origin[1]);
-    for (unsigned bit = 0; bit < l.getNumWarpBits(); ++bit) {
-      Value set = bitOf(warp, bit);
-      row = addScaled(row, set, l.warpBasis(bit)[0]);
-      col = addScaled(col, set, l.warpBasis(bit)[1]);
-    }
+        b, loc,
+        arith::AddIOp::create(b, loc, Distributor::index(b, loc, origin[0]),
+                              arith::AndIOp::create(b, loc, lane, Distributor::index(b, loc, 7))),
+        warpAt[0]);
+    Value col = arith::AddIOp::create(b, loc, Distributor::index(b, loc, origin[1]), warpAt[1]);
     for (unsigned i = 0; i < picked; ++i) {
       Value set = bitOf(lane, 3 + i);
       row = addScaled(row, set, l.regBasis(blockBits[i])[0]);
@@ -437,12 +468,8 @@ private:
       auto [row, col, within] =
           sharedElementAt(b, loc, op.getIndices(), offset, c, shape, inside);
       Value v = values[r];
-      if (lanes > 1) {
-        v = LLVM::PoisonOp::create(b, loc, VectorType::get({lanes}, element));
-        for (int64_t i = 0; i < lanes; ++i)
-          v = LLVM::InsertElementOp::create(
-              b, loc, v, values[r + i], arith::ConstantIntOp::create(b, loc, b.getI32Type(), i));
-      }
+      if (lanes > 1)
+        v = Distributor::vector(b, loc, ArrayRef<Value>(values).slice(r, lanes));
       if (inside) {
         SharedStoreOp::create(b, loc, v, op.getTile(), row, col);
         continue;
@@ -612,13 +639,7 @@ private:
     int64_t pair = Coord(l.regBasis(0)) == Coord{0, 1} ? 2 : 1;
     for (int64_t r = 0; r < l.getNumRegs(); r += pair) {
       Coord c = l.coordinate(r, 0, 0);
-      Value v = values[r];
-      if (pair == 2) {
-        v = LLVM::PoisonOp::create(b, loc, VectorType::get({2}, element));
-        for (int64_t i = 0; i < 2; ++i)
-          v = LLVM::InsertElementOp::create(b, loc, v, values[r + i],
-                                            arith::ConstantIntOp::create(b, loc, b.getI32Type(), i));
-      }
+      Value v = pair == 2 ? Distributor::pair(b, loc, values[r], values[r + 1]) : values[r];
       SharedStoreOp::create(b, loc, v, scratch, arith::AddIOp::create(b, loc, offset[0], idx(c[0])),
                             arith::AddIOp::create(b, loc, offset[1], idx(c[1])));
     }
@@ -626,14 +647,8 @@ private:
     // Lane l reads row i * (32 / perRow) + l / perRow of its warp's, 4
     // columns from 4 (l % perRow) on.
     auto [lane, warp] = d.laneAndWarp(b, loc, l.getNumWarps());
-    Value warpRow = idx(0);
-    for (unsigned bit = 0; bit < l.getNumWarpBits(); ++bit)
-      warpRow = arith::AddIOp::create(
-          b, loc, warpRow,
-          arith::MulIOp::create(
-              b, loc,
-              arith::AndIOp::create(b, loc, arith::ShRUIOp::create(b, loc, warp, idx(bit)), idx(1)),
-              idx(l.warpBasis(bit)[0])));
+    (void)warp;
+    Value warpRow = d.warpOffset(b, loc, l)[0];
     Value laneRow = arith::DivUIOp::create(b, loc, lane, idx(perRow));
     Value col = arith::MulIOp::create(b, loc, arith::RemUIOp::create(b, loc, lane, idx(perRow)),
                                       idx(vec));
@@ -647,9 +662,7 @@ private:
     };
     SmallVector<Piece> pieces;
     Value zero = idx(0);
-    Value uniform = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::AndIOp::create(b, loc, viewSize(b, dest, last), idx(vec - 1)), zero);
+    Value uniform = lastDimensionOfVectors(b, loc, dest, vec);
     for (int64_t i = 0; i < R / (32 / perRow); ++i) {
       Value row = arith::AddIOp::create(
           b, loc, warpRow, arith::AddIOp::create(b, loc, laneRow, idx(i * (32 / perRow))));
@@ -667,18 +680,10 @@ private:
       }
       Value destCol = arith::AddIOp::create(b, loc, origin[1], col);
       piece.index = {destRow, destCol};
-      Value rowOk = arith::AndIOp::create(
-          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, destRow, zero),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, destRow, viewSize(b, dest, 0)));
+      Value rowOk = within(b, loc, dest, 0, destRow);
       piece.rowOk = has ? arith::AndIOp::create(b, loc, rowOk, has) : rowOk;
-      Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), dest, piece.index,
-                                           b.getI64IntegerAttr(vec * 4));
-      uniform = arith::AndIOp::create(
-          b, loc, uniform,
-          arith::AndIOp::create(
-              b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, zero),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                    arith::AndIOp::create(b, loc, destCol, idx(vec - 1)), zero)));
+      uniform = arith::AndIOp::create(b, loc, uniform,
+                                      alignedVector(b, loc, dest, piece.index, vec));
       pieces.push_back(piece);
     }
     // The scratch is written again (the next iteration) only after every
@@ -689,26 +694,17 @@ private:
     OpBuilder otherwise = OpBuilder::atBlockEnd(&branch.getElseRegion().emplaceBlock());
     for (Piece &p : pieces) {
       Value col0 = p.index[1];
-      Value colOk = arith::AndIOp::create(
-          then, loc, arith::CmpIOp::create(then, loc, arith::CmpIPredicate::sge, col0, zero),
-          arith::CmpIOp::create(then, loc, arith::CmpIPredicate::slt, col0,
-                                viewSize(then, dest, last)));
-      auto whole = IfOp::create(then, loc, TypeRange(),
-                                arith::AndIOp::create(then, loc, p.rowOk, colOk));
+      auto whole = IfOp::create(
+          then, loc, TypeRange(),
+          arith::AndIOp::create(then, loc, p.rowOk, within(then, loc, dest, last, col0)));
       OpBuilder add = OpBuilder::atBlockEnd(&whole.getThenRegion().emplaceBlock());
       StoreOp::create(add, loc, p.data, dest, p.index, /*add=*/true);
       YieldOp::create(add, loc);
       for (int64_t e = 0; e < vec; ++e) {
         Value c = arith::AddIOp::create(otherwise, loc, col0,
                                         Distributor::index(otherwise, loc, e));
-        Value ok = arith::AndIOp::create(
-            otherwise, loc, p.rowOk,
-            arith::AndIOp::create(
-                otherwise, loc,
-                arith::CmpIOp::create(otherwise, loc, arith::CmpIPredicate::sge, c,
-                                      Distributor::index(otherwise, loc, 0)),
-                arith::CmpIOp::create(otherwise, loc, arith::CmpIPredicate::slt, c,
-                                      viewSize(otherwise, dest, last))));
+        Value ok = arith::AndIOp::create(otherwise, loc, p.rowOk,
+                                         within(otherwise, loc, dest, last, c));
         auto one = IfOp::create(otherwise, loc, TypeRange(), ok);
         OpBuilder st = OpBuilder::atBlockEnd(&one.getThenRegion().emplaceBlock());
         Value x = LLVM::ExtractElementOp::create(
@@ -822,48 +818,28 @@ private:
                     values, mask);
       return;
     }
-    Type element = op.getValue().getType().getElementType();
-    int64_t bytes = lanes * element.getIntOrFloatBitWidth() / 8;
     Value dest = op.getDest();
     unsigned last = op.getValue().getType().getRank() - 1;
-    Value vectorLanes = Distributor::index(b, loc, lanes - 1);
-    Value zero = Distributor::index(b, loc, 0);
-    auto multiple = [&](Value v) {
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                   arith::AndIOp::create(b, loc, v, vectorLanes), zero);
-    };
-    Value uniform = multiple(viewSize(b, dest, last));
+    Value uniform = lastDimensionOfVectors(b, loc, dest, lanes);
     SmallVector<std::pair<SmallVector<Value>, Value>> at;
     for (const Vector &v : vectors) {
       at.push_back(elementAt(b, loc, dest, v.origin, offset, v.c));
-      Value gap = ElemsToAlignedOp::create(b, loc, b.getIndexType(), dest, at.back().first,
-                                           b.getI64IntegerAttr(bytes));
-      uniform = arith::AndIOp::create(
-          b, loc, uniform,
-          arith::AndIOp::create(
-              b, loc,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, gap, zero),
-              multiple(at.back().first[last])));
+      uniform = arith::AndIOp::create(b, loc, uniform,
+                                      alignedVector(b, loc, dest, at.back().first, lanes));
     }
     auto branch = IfOp::create(b, loc, TypeRange(), uniform);
     OpBuilder then = OpBuilder::atBlockEnd(&branch.getThenRegion().emplaceBlock());
-    auto vectorType = VectorType::get({lanes}, element);
     // The vectors of one row (of the same guard) under one test of the
     // row's bounds, each under its column's (a constant, usually).
-    std::map<std::pair<Coord, Operation *>, OpBuilder> rows;
+    std::map<std::pair<Coord, void *>, OpBuilder> rows;
     for (auto [v, where] : llvm::zip(vectors, at)) {
-      Coord row(v.c.begin(), v.c.end() - 1);
-      Operation *guardOp = v.guard ? v.guard.getDefiningOp() : nullptr;
-      auto it = rows.find({row, guardOp});
+      std::pair<Coord, void *> key(Coord(v.c.begin(), v.c.end() - 1),
+                                   v.guard.getAsOpaquePointer());
+      auto it = rows.find(key);
       if (it == rows.end()) {
         Value pred = v.guard;
         for (unsigned d = 0; d < last; ++d) {
-          Value i = where.first[d];
-          Value in = arith::AndIOp::create(
-              then, loc,
-              arith::CmpIOp::create(then, loc, arith::CmpIPredicate::sge, i, zero),
-              arith::CmpIOp::create(then, loc, arith::CmpIPredicate::slt, i,
-                                    viewSize(then, dest, d)));
+          Value in = within(then, loc, dest, d, where.first[d]);
           pred = pred ? arith::AndIOp::create(then, loc, pred, in) : in;
         }
         if (!pred)
@@ -871,22 +847,17 @@ private:
         auto guarded = IfOp::create(then, loc, TypeRange(), pred);
         OpBuilder body = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
         body.setInsertionPoint(YieldOp::create(body, loc));
-        it = rows.emplace(std::make_pair(row, guardOp), body).first;
+        it = rows.emplace(key, body).first;
       }
       OpBuilder &body = it->second;
-      Value col = where.first[last];
-      Value colInside = arith::AndIOp::create(
-          body, loc, arith::CmpIOp::create(body, loc, arith::CmpIPredicate::sge, col, zero),
-          arith::CmpIOp::create(body, loc, arith::CmpIPredicate::slt, col,
-                                viewSize(body, dest, last)));
-      auto guarded = IfOp::create(body, loc, TypeRange(), colInside);
+      auto guarded =
+          IfOp::create(body, loc, TypeRange(), within(body, loc, dest, last, where.first[last]));
       OpBuilder store = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
-      Value vec = LLVM::PoisonOp::create(store, loc, vectorType);
+      SmallVector<Value> elems;
       for (int64_t i = 0; i < lanes; ++i)
-        vec = LLVM::InsertElementOp::create(
-            store, loc, vec, select(store, loc, laneBit, split.regs, v.r + i, values),
-            arith::ConstantIntOp::create(store, loc, store.getI32Type(), i));
-      StoreOp::create(store, loc, vec, dest, where.first, op.getAdd());
+        elems.push_back(select(store, loc, laneBit, split.regs, v.r + i, values));
+      StoreOp::create(store, loc, Distributor::vector(store, loc, elems), dest, where.first,
+                      op.getAdd());
       YieldOp::create(store, loc);
     }
     YieldOp::create(then, loc);
@@ -918,13 +889,8 @@ private:
     }
     auto guarded = IfOp::create(b, loc, TypeRange(), whole);
     OpBuilder then = OpBuilder::atBlockEnd(&guarded.getThenRegion().emplaceBlock());
-    auto vectorType = VectorType::get({lanes}, element);
-    Value vec = LLVM::PoisonOp::create(then, loc, vectorType);
-    for (int64_t i = 0; i < lanes; ++i)
-      vec = LLVM::InsertElementOp::create(
-          then, loc, vec, elems[i],
-          arith::ConstantIntOp::create(then, loc, then.getI32Type(), i));
-    StoreOp::create(then, loc, vec, op.getDest(), index, op.getAdd());
+    StoreOp::create(then, loc, Distributor::vector(then, loc, elems), op.getDest(), index,
+                    op.getAdd());
     YieldOp::create(then, loc);
     // The rest: element by element.
     OpBuilder otherwise = OpBuilder::atBlockEnd(&guarded.getElseRegion().emplaceBlock());
