@@ -177,20 +177,23 @@ void makeSerial(PipelinedOp loop) {
   loop.erase();
 }
 
-LogicalResult specialise(KernelOp kernel,
-                         MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
-  Location loc = kernel.getLoc();
-  int64_t threads = kernel.getNumThreads();
-  Block &entry = kernel.getBody().front();
+/// Each fill of `kernel` with why the producer cannot issue it ("" where it
+/// can), asked before the tiles move.
+using Fills = SmallVector<std::pair<FillAsyncOp, std::string>>;
 
-  // Which fills the producer can issue (asked before the tiles move).
-  SmallVector<std::pair<FillAsyncOp, std::string>> fills;
+Fills classifyFills(KernelOp kernel) {
+  Fills fills;
   llvm::DenseSet<Value> written = writtenPointers(kernel);
   kernel.walk(
       [&](FillAsyncOp fill) { fills.emplace_back(fill, producerRefusal(fill, written)); });
+  return fills;
+}
 
-  // Continuous loops whose compute side runs as one stream (Continuous.cpp);
-  // the others run a loop per outer iteration, as any nested loop.
+/// The continuous loops whose compute side runs as one stream
+/// (Continuous.cpp), by the loop around each; the others lose the flag,
+/// with a remark, and run a loop per outer iteration, as any nested loop.
+llvm::DenseMap<Operation *, PipelinedOp>
+continuousStreams(MutableArrayRef<std::pair<PipelinedOp, Body>> bodies, Fills &fills) {
   llvm::DenseMap<Operation *, PipelinedOp> continuousIn; // outer loop -> its continuous loop
   auto producerTakes = [&](Operation *op) {
     return llvm::any_of(
@@ -212,8 +215,13 @@ LogicalResult specialise(KernelOp kernel,
         << why;
     loop.setContinuous(false);
   }
+  return continuousIn;
+}
 
-  // Shared tiles live at the kernel's entry; a pipelined body's, per stage.
+/// Moves the shared and local tiles to the kernel's entry; a pipelined
+/// body's shared tiles get one copy per stage.
+void hoistTiles(KernelOp kernel) {
+  Block &entry = kernel.getBody().front();
   SmallVector<Operation *> allocs;
   kernel.walk([&](Operation *op) {
     if (llvm::isa<AllocSharedOp, AllocLocalOp>(op))
@@ -225,105 +233,153 @@ LogicalResult specialise(KernelOp kernel,
         alloc.setStages(loop.getStages());
     op->moveBefore(&entry, entry.begin());
   }
+}
 
-  // The role split: producer warpgroup first, compute threads after it.
+/// The role split: `if (tid < kProducerThreads)` the producer block, else
+/// the compute block holding the program (its block barriers now gather
+/// the compute threads only: the producer never reaches them).
+struct Roles {
+  IfOp split;
+  Value tid;
+  Block *producer, *compute;
+};
+
+Roles splitRoles(KernelOp kernel) {
+  Location loc = kernel.getLoc();
+  Block &entry = kernel.getBody().front();
   OpBuilder b(entry.getTerminator());
   Block::iterator firstOp = entry.begin();
   while (llvm::isa<AllocSharedOp, AllocLocalOp>(*firstOp))
     ++firstOp;
   b.setInsertionPoint(&entry, firstOp);
-  Value tid = ThreadIdOp::create(b, loc, Dim::x);
-  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+  Roles roles;
+  roles.tid = ThreadIdOp::create(b, loc, Dim::x);
+  Value isProducer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, roles.tid,
                                            constant(b, loc, kProducerThreads));
-  auto split = IfOp::create(b, loc, TypeRange(), isProducer);
-  Block &producer = split.getThenRegion().emplaceBlock();
-  Block &compute = split.getElseRegion().emplaceBlock();
+  roles.split = IfOp::create(b, loc, TypeRange(), isProducer);
+  roles.producer = &roles.split.getThenRegion().emplaceBlock();
+  roles.compute = &roles.split.getElseRegion().emplaceBlock();
+  Block &compute = *roles.compute;
   compute.getOperations().splice(compute.end(), entry.getOperations(),
-                                 std::next(Block::iterator(split)),
+                                 std::next(Block::iterator(roles.split)),
                                  Block::iterator(entry.getTerminator()));
   OpBuilder computeEnd = OpBuilder::atBlockEnd(&compute);
   YieldOp::create(computeEnd, loc);
-  // The program's own block barriers now gather the compute threads only:
-  // the producer never reaches them.
   SmallVector<BarrierOp> barriers;
   compute.walk([&](BarrierOp op) { barriers.push_back(op); });
   for (BarrierOp op : barriers) {
     OpBuilder at(op);
-    NamedBarrierOp::create(at, op.getLoc(), 1, threads);
+    NamedBarrierOp::create(at, op.getLoc(), 1, kernel.getNumThreads());
     op.erase();
   }
-  // Which producer warp does what (see Share): warp w issues compute group
-  // w's iterations of each loop without nested loops (all of a loop of more
-  // groups than warps: warp 0); warp `aux` -- the first warp no such loop
-  // uses, else the last -- issues the copies of loops that hold others and
-  // the fills outside loops without nested loops. Each warp runs its own
-  // copy of the program, sliced to what it does.
-  constexpr int64_t warps = kProducerThreads / 32;
+  return roles;
+}
+
+/// Which producer warp does what (see Share): warp w issues compute group
+/// w's iterations of each loop without nested loops (all of a loop of more
+/// groups than warps: warp 0); warp `aux` -- the first warp no such loop
+/// uses, else the last -- issues the copies of loops that hold others and
+/// the fills outside loops without nested loops. Each of the `roles` warps
+/// runs its own copy of the program, sliced to what it does.
+struct WarpPlan {
+  static constexpr int64_t warps = kProducerThreads / 32;
   llvm::DenseMap<Operation *, int64_t> issuingWarps; // loop without nested loops -> warps
-  int64_t leafWarps = 1;
-  bool needsAux = false;
-  for (auto &[loop, body] : bodies) {
-    if (body.nests) {
-      needsAux = true;
-      continue;
+  // A loop holding others: the warps 0.. issuing iterations of loops nested
+  // in it.
+  llvm::DenseMap<Operation *, int64_t> nestedWarps;
+  int64_t aux = 0, roles = 1;
+
+  WarpPlan(MutableArrayRef<std::pair<PipelinedOp, Body>> bodies, Fills &fills) {
+    int64_t leafWarps = 1;
+    bool needsAux = false;
+    for (auto &[loop, body] : bodies) {
+      if (body.nests) {
+        needsAux = true;
+        continue;
+      }
+      // (A cooperative loop's iterations are every group's: one warp.)
+      int64_t n =
+          loop.getGroups() <= warps && !cooperative(loop) ? int64_t(loop.getGroups()) : 1;
+      issuingWarps[loop] = n;
+      leafWarps = std::max(leafWarps, n);
     }
-    // (A cooperative loop's iterations are every group's: one warp.)
-    int64_t n = loop.getGroups() <= warps && !cooperative(loop) ? int64_t(loop.getGroups()) : 1;
-    issuingWarps[loop] = n;
-    leafWarps = std::max(leafWarps, n);
-  }
-  for (auto &[fill, why] : fills)
-    if (why.empty()) {
-      Operation *loop = fill->getParentOfType<PipelinedOp>();
-      needsAux |= !loop || !issuingWarps.count(loop);
+    for (auto &[fill, why] : fills)
+      if (why.empty()) {
+        Operation *loop = fill->getParentOfType<PipelinedOp>();
+        needsAux |= !loop || !issuingWarps.count(loop);
+      }
+    aux = std::min(leafWarps, warps - 1);
+    roles = needsAux ? std::max(leafWarps, aux + 1) : leafWarps;
+    for (auto &[loop, body] : bodies) {
+      if (!body.nests)
+        continue;
+      int64_t n = 0;
+      loop.getBody().walk([&](PipelinedOp inner) {
+        auto it = issuingWarps.find(inner);
+        if (it != issuingWarps.end())
+          n = std::max(n, it->second);
+      });
+      nestedWarps[loop] = n;
     }
-  int64_t aux = std::min(leafWarps, warps - 1);
-  int64_t roles = needsAux ? std::max(leafWarps, aux + 1) : leafWarps;
-  // A loop holding others: the warps other than `aux` that issue
-  // iterations of loops nested in it run its body too and release its
-  // stages (asked before the loops are rebuilt); its empty barriers count
-  // them, by the same test.
-  llvm::DenseMap<Operation *, int64_t> nestedWarps; // loop -> warps 0.. issuing in it
-  for (auto &[loop, body] : bodies) {
-    if (!body.nests)
-      continue;
-    int64_t n = 0;
-    loop.getBody().walk([&](PipelinedOp inner) {
-      auto it = issuingWarps.find(inner);
-      if (it != issuingWarps.end())
-        n = std::max(n, it->second);
-    });
-    nestedWarps[loop] = n;
   }
-  auto arrives = [&](PipelinedOp loop, int64_t w) {
+
+  /// A loop holding others: whether warp w, other than `aux`, issues
+  /// iterations of loops nested in it, and so runs its body too and
+  /// releases its stages (asked before the loops are rebuilt); its empty
+  /// barriers count such warps.
+  bool arrives(PipelinedOp loop, int64_t w) const {
     return w != aux && w < nestedWarps.lookup(loop);
-  };
-  auto participants = [&](PipelinedOp loop) {
+  }
+  int64_t participants(PipelinedOp loop) const {
     int64_t n = 0;
     for (int64_t w = 0; w < roles; ++w)
       n += arrives(loop, w);
     return n;
-  };
+  }
+  Share share(PipelinedOp loop, const Body &body, int64_t w) const {
+    Share share;
+    if (body.nests) {
+      share.issues = w == aux;
+      share.arrives = arrives(loop, w);
+      share.alsoNested = w == aux && aux < nestedWarps.lookup(loop);
+    } else {
+      int64_t n = issuingWarps.lookup(loop);
+      share.issues = w < n;
+      share.group = w;
+      share.groups = n;
+    }
+    return share;
+  }
+};
 
-  SmallVector<IRMapping> maps(roles);
-  OpBuilder p = OpBuilder::atBlockEnd(&producer);
-  Value warp = arith::DivUIOp::create(p, loc, tid, constant(p, loc, 32));
-  for (int64_t w = 0; w < roles; ++w) {
+/// Each producer warp's copy of the compute block's program, under a test
+/// of the warp's index; maps[w] maps the program's ops to warp w's.
+SmallVector<IRMapping> cloneForWarps(const Roles &roles, int64_t warps, Location loc) {
+  SmallVector<IRMapping> maps(warps);
+  OpBuilder p = OpBuilder::atBlockEnd(roles.producer);
+  Value warp = arith::DivUIOp::create(p, loc, roles.tid, constant(p, loc, 32));
+  for (int64_t w = 0; w < warps; ++w) {
     Value mine =
         arith::CmpIOp::create(p, loc, arith::CmpIPredicate::eq, warp, constant(p, loc, w));
     auto role = IfOp::create(p, loc, TypeRange(), mine);
     OpBuilder r = OpBuilder::atBlockEnd(&role.getThenRegion().emplaceBlock());
-    for (Operation &op : compute.without_terminator())
+    for (Operation &op : roles.compute->without_terminator())
       r.clone(op, maps[w]);
     YieldOp::create(r, loc);
   }
   YieldOp::create(p, loc);
+  return maps;
+}
 
-  // Compute threads: ids past the producer; more registers where the target
-  // can move them.
+/// The registers each side keeps (setmaxnreg, where the target can move
+/// them), and the compute threads' ids moved past the producer's; returns
+/// the compute thread id.
+Value shareRegisters(KernelOp kernel, const Roles &roles) {
+  Location loc = kernel.getLoc();
+  int64_t threads = kernel.getNumThreads();
   const minitile::Target &target = targetOf(kernel);
   bool moveRegisters = target.has(minitile::Feature::setmaxnreg);
-  OpBuilder c = OpBuilder::atBlockBegin(&compute);
+  OpBuilder c = OpBuilder::atBlockBegin(roles.compute);
   // The block's registers at launch: each thread's share of the file (the
   // most ptxas gives a kernel of this block size, with min_blocks_per_sm
   // blocks on a multiprocessor at once), which setmaxnreg moves: the
@@ -348,29 +404,33 @@ LogicalResult specialise(KernelOp kernel,
     SetMaxNRegOp::create(c, loc, computeRegisters, /*increase=*/true);
   Value hw = ThreadIdOp::create(c, loc, Dim::x);
   Value computeTid = arith::SubIOp::create(c, loc, hw, constant(c, loc, kProducerThreads));
-  compute.walk([&](ThreadIdOp op) {
+  roles.compute->walk([&](ThreadIdOp op) {
     if (op.getResult() != hw)
       op.getResult().replaceAllUsesWith(computeTid);
   });
-  compute.walk([&](ThreadIdOp op) {
+  roles.compute->walk([&](ThreadIdOp op) {
     if (op.getResult().use_empty() && op.getResult() != hw)
       op.erase();
   });
-  OpBuilder pb = OpBuilder::atBlockBegin(&producer);
+  OpBuilder pb = OpBuilder::atBlockBegin(roles.producer);
   if (moveRegisters)
     SetMaxNRegOp::create(pb, loc, producerRegisters, /*increase=*/false);
+  return computeTid;
+}
 
-  // A fill goes to the producer: to the warps issuing the loop it is in,
-  // for their iterations, where that loop holds no other; else to `aux`'s
-  // elected thread where it issues a pipelined loop's copies, to its first
-  // thread outside. The compute threads keep one whose range the producer
-  // cannot compute, on their first.
+/// A fill goes to the producer: to the warps issuing the loop it is in,
+/// for their iterations, where that loop holds no other; else to `aux`'s
+/// elected thread where it issues a pipelined loop's copies, to its first
+/// thread outside. The compute threads keep one whose range the producer
+/// cannot compute, on their first.
+void placeFills(Fills &fills, const WarpPlan &plan, ArrayRef<IRMapping> maps,
+                Value computeTid, Location loc) {
   for (auto &[fill, why] : fills) {
     Operation *loop = fill->getParentOfType<PipelinedOp>();
-    bool everyWarp = loop && issuingWarps.count(loop);
-    for (int64_t w = 0; w < roles; ++w) {
+    bool everyWarp = loop && plan.issuingWarps.count(loop);
+    for (int64_t w = 0; w < plan.roles; ++w) {
       auto twin = llvm::cast<FillAsyncOp>(maps[w].lookup(fill.getOperation()));
-      if (!why.empty() || (!everyWarp && w != aux)) {
+      if (!why.empty() || (!everyWarp && w != plan.aux)) {
         twin.erase();
         continue;
       }
@@ -388,13 +448,36 @@ LogicalResult specialise(KernelOp kernel,
     }
     fill.erase();
   }
+}
 
+/// What building each loop's sides shares: the producer's reads and keeps
+/// for its slice, each group size's group index, and the continuous loops'
+/// compute sides waiting for the loop around them.
+struct LoopSides {
+  LoopSides(KernelOp kernel, const WarpPlan &plan, ArrayRef<IRMapping> maps,
+            const llvm::DenseMap<Operation *, PipelinedOp> &continuousIn, Value computeTid,
+            OpBuilder &atCompute)
+      : kernel(kernel), plan(plan), maps(maps), continuousIn(continuousIn),
+        computeTid(computeTid), atCompute(atCompute) {}
+
+  KernelOp kernel;
+  const WarpPlan &plan;
+  ArrayRef<IRMapping> maps;
+  const llvm::DenseMap<Operation *, PipelinedOp> &continuousIn;
+  Value computeTid;
+  OpBuilder &atCompute; // where the group indices go
   ProducerReads reads;
   ProducerKeeps keeps;
   llvm::DenseMap<int64_t, Value> groups; // threads per group -> this thread's group
   // A continuous loop -> its body, ring and group, for the loop around it.
   llvm::DenseMap<Operation *, std::tuple<const Body *, Ring, Value>> streams;
-  for (auto &[loop, body] : bodies) {
+
+  /// `loop`'s ring: `stages` full barriers (and early ones after them where
+  /// the body has early copies) and empty ones counting the threads that
+  /// read a stage and the producer warps that follow the loop.
+  Ring ringOf(PipelinedOp loop, const Body &body) {
+    Location loc = kernel.getLoc();
+    int64_t threads = kernel.getNumThreads();
     // The threads of a group, and those that read each iteration's stage
     // (every group's, in a cooperative loop): its empty barriers count them.
     int64_t perGroup = threads / loop.getGroups();
@@ -403,19 +486,26 @@ LogicalResult specialise(KernelOp kernel,
     // empty barrier (see buildConsumer).
     int64_t spare = releasesLate(loop, body) ? 1 : 0;
     // (A ring with early barriers keeps them after its full ones: see Ring.)
-    Ring ring{int64_t(loop.getStages()),
-              allocateBarriers(kernel, loop.getStages() * (body.early.empty() ? 1 : 2), 1, loc),
-              allocateBarriers(kernel, loop.getStages() + spare,
-                               perIteration + participants(loop), loc),
-              /*early=*/!body.early.empty(), Value()};
+    Ring ring;
+    ring.stages = loop.getStages();
+    ring.full =
+        allocateBarriers(kernel, loop.getStages() * (body.early.empty() ? 1 : 2), 1, loc);
+    ring.empty = allocateBarriers(kernel, loop.getStages() + spare,
+                                  perIteration + plan.participants(loop), loc);
+    ring.early = !body.early.empty();
     for (Operation *p = loop->getParentOp(); !llvm::isa<KernelOp>(p); p = p->getParentOp())
       ring.runsVary |= llvm::isa<ForOp, PipelinedOp, WhileOp>(p);
     if (loop.getQueue())
       ring.slots = allocateQueueSlots(kernel, ring.stages, loc);
+    return ring;
+  }
+
+  /// Each producer warp's side of `loop` (on a ring counting its own runs).
+  LogicalResult buildProducers(PipelinedOp loop, const Body &body, const Ring &ring) {
     Ring producerRing = ring;
-    producerRing.runs = newCounter(kernel, loc);
+    producerRing.runs = newCounter(kernel, kernel.getLoc());
     SmallVector<Value> descs(body.copies.size());
-    for (int64_t w = 0; w < roles; ++w) {
+    for (int64_t w = 0; w < plan.roles; ++w) {
       auto twin = llvm::cast<PipelinedOp>(maps[w].lookup(loop.getOperation()));
       Body twinBody;
       for (AllocSharedOp alloc : body.allocs)
@@ -424,53 +514,76 @@ LogicalResult specialise(KernelOp kernel,
         twinBody.copies.push_back(llvm::cast<CopyOp>(maps[w].lookup(copy.getOperation())));
       twinBody.nests = body.nests;
       twinBody.early = body.early;
-      Share share;
-      if (body.nests) {
-        share.issues = w == aux;
-        share.arrives = arrives(loop, w);
-        share.alsoNested = w == aux && aux < nestedWarps.lookup(loop);
-      } else {
-        int64_t n = issuingWarps.lookup(loop);
-        share.issues = w < n;
-        share.group = w;
-        share.groups = n;
-      }
+      Share share = plan.share(loop, body, w);
       if (failed(loop.getQueue()
                      ? buildQueueProducer(twin, twinBody, producerRing, share, descs, reads,
                                           keeps)
                      : buildProducer(twin, twinBody, producerRing, share, descs, reads)))
         return failure();
     }
+    return success();
+  }
+
+  /// The compute side of `loop`, by its kind: one stream with its
+  /// continuous loop, a queue's, a cooperative one, or a group's
+  /// iterations; a continuous loop's waits for the loop around it.
+  LogicalResult buildCompute(PipelinedOp loop, const Body &body, Ring &ring) {
+    Location loc = kernel.getLoc();
+    int64_t perGroup = kernel.getNumThreads() / loop.getGroups();
     // The compute side's count of earlier runs; a continuous loop and the
     // loop around it keep a cursor of their own instead (Continuous.cpp).
     if (!loop.getContinuous() && !continuousIn.contains(loop.getOperation()))
       ring.runs = newCounter(kernel, loc);
     auto [at, made] = groups.try_emplace(perGroup, Value());
     if (made)
-      at->second = loop.getGroups() == 1 ? constant(c, loc, 0)
-                                         : groupIndex(c, loc, computeTid, perGroup);
+      at->second = loop.getGroups() == 1 ? constant(atCompute, loc, 0)
+                                         : groupIndex(atCompute, loc, computeTid, perGroup);
     // A continuous loop's compute side is built with the loop around it.
     if (loop.getContinuous()) {
       streams.try_emplace(loop.getOperation(), &body, ring, at->second);
-      continue;
+      return success();
     }
     if (auto it = continuousIn.find(loop.getOperation()); it != continuousIn.end()) {
       PipelinedOp inner = it->second;
       auto &[innerBody, innerRing, innerGroup] = streams.find(inner.getOperation())->second;
       buildContinuousConsumer(loop, body, ring, inner, *innerBody, innerRing, innerGroup);
-      continue;
+      return success();
     }
     if (loop.getQueue())
       buildQueueConsumer(loop, body, ring);
-    else if (cooperative(loop)) {
-      if (failed(buildCooperativeConsumer(loop, body, ring, at->second)))
-        return failure();
-    } else
+    else if (cooperative(loop))
+      return buildCooperativeConsumer(loop, body, ring, at->second);
+    else
       buildConsumer(loop, body, ring, at->second);
+    return success();
   }
-  sliceProducer(split.getThenRegion(), reads, keeps);
+};
 
-  kernel.setBlock({int32_t(threads + kProducerThreads), 1, 1});
+LogicalResult specialise(KernelOp kernel,
+                         MutableArrayRef<std::pair<PipelinedOp, Body>> bodies) {
+  Location loc = kernel.getLoc();
+  Fills fills = classifyFills(kernel);
+  llvm::DenseMap<Operation *, PipelinedOp> continuousIn = continuousStreams(bodies, fills);
+  hoistTiles(kernel);
+  Roles roles = splitRoles(kernel);
+  WarpPlan plan(bodies, fills);
+  SmallVector<IRMapping> maps = cloneForWarps(roles, plan.roles, loc);
+  Value computeTid = shareRegisters(kernel, roles);
+  placeFills(fills, plan, maps, computeTid, loc);
+
+  // Group indices go after the compute threads' id (shareRegisters' ops).
+  OpBuilder atCompute = OpBuilder::atBlockBegin(roles.compute);
+  atCompute.setInsertionPointAfterValue(computeTid);
+  LoopSides sides(kernel, plan, maps, continuousIn, computeTid, atCompute);
+  for (auto &[loop, body] : bodies) {
+    Ring ring = sides.ringOf(loop, body);
+    if (failed(sides.buildProducers(loop, body, ring)) ||
+        failed(sides.buildCompute(loop, body, ring)))
+      return failure();
+  }
+  sliceProducer(roles.split.getThenRegion(), sides.reads, sides.keeps);
+
+  kernel.setBlock({int32_t(kernel.getNumThreads() + kProducerThreads), 1, 1});
   kernel.setProducerThreads(kProducerThreads);
   return success();
 }
