@@ -113,106 +113,114 @@ void dropCarried(PipelinedOp loop) {
 
 } // namespace
 
-/// The producer side, in one producer warp's copy of the program: its
-/// elected thread issues the copies of the warp's share of the loop's
-/// iterations. A loop nested in another pipelined loop is already on that
-/// thread (the outer loop is built after it and takes it along): it becomes
-/// a plain loop in place. Where the body reads its own tiles other than by
-/// its copies, the producer reads the iteration's stage after waiting for
-/// the copies to land (as the compute threads do), so what it computes from
-/// them (a nested loop's bounds) is what they compute.
-LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring,
-                            const Share &share, MutableArrayRef<Value> descs,
-                            ProducerReads &reads) {
-  Location loc = loop.getLoc();
-  dropCarried(loop);
-  if (!share.issues && !share.arrives) {
-    loop.erase();
-    return success();
-  }
-  OpBuilder b(loop);
+namespace {
+
+/// One producer warp's rebuilding of a pipelined loop (buildProducer): the
+/// serial loop its issuing thread runs, holding the loop's body, and what
+/// the steps below share.
+struct ProducerLoop {
+  PipelinedOp loop;
+  const Body &body;
+  const Ring &ring;
+  const Share &share;
+  Location loc;
   Operation *issuer = nullptr; // what runs on the elected thread
-  // A warp issuing one group's iterations starts at the group's first of
-  // this run and steps over the other groups' (see buildConsumer).
-  Value lb = loop.getLowerBound(), step = loop.getStep();
-  if (share.groups > 1)
-    std::tie(std::ignore, lb, step) =
-        ring.groupIterations(b, loc, loop, constant(b, loc, share.group), share.groups);
   ForOp serial;
-  if (loop->getParentOfType<PipelinedOp>()) {
-    serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
-    issuer = serial;
-  } else {
-    Value one = ElectOneOp::create(b, loc, b.getI1Type());
-    auto elected = IfOp::create(b, loc, TypeRange(), one);
-    OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
-    serial = ForOp::create(e, loc, lb, loop.getUpperBound(), step);
-    YieldOp::create(e, loc);
-    issuer = elected;
+  SmallVector<TmaCopy> plans;
+  // What the copies' coordinates are computed from in the body.
+  llvm::SetVector<Operation *> slice;
+  Value s, parity;     // this iteration's stage and phase parity
+  Value readable;      // the barrier the body's reads of its tiles wait for
+  Operation *wait = nullptr, *lastCopy = nullptr;
+
+  ProducerLoop(PipelinedOp loop, const Body &body, const Ring &ring, const Share &share)
+      : loop(loop), body(body), ring(ring), share(share), loc(loop.getLoc()) {}
+
+  Block &block() { return serial.getBody().front(); }
+
+  /// The serial loop over the warp's share of the iterations, on its
+  /// elected thread (a loop nested in another pipelined loop is already
+  /// on it), with the loop's body moved in.
+  void makeSerial() {
+    OpBuilder b(loop);
+    // A warp issuing one group's iterations starts at the group's first of
+    // this run and steps over the other groups' (see buildConsumer).
+    Value lb = loop.getLowerBound(), step = loop.getStep();
+    if (share.groups > 1)
+      std::tie(std::ignore, lb, step) =
+          ring.groupIterations(b, loc, loop, constant(b, loc, share.group), share.groups);
+    if (loop->getParentOfType<PipelinedOp>()) {
+      serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+      issuer = serial;
+    } else {
+      Value one = ElectOneOp::create(b, loc, b.getI1Type());
+      auto elected = IfOp::create(b, loc, TypeRange(), one);
+      OpBuilder e = OpBuilder::atBlockEnd(&elected.getThenRegion().emplaceBlock());
+      serial = ForOp::create(e, loc, lb, loop.getUpperBound(), step);
+      YieldOp::create(e, loc);
+      issuer = elected;
+    }
+    Block &to = block();
+    to.getTerminator()->erase();
+    loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
+    Block &from = loop.getBody().front();
+    from.getTerminator()->erase();
+    to.getOperations().splice(to.end(), from.getOperations());
   }
 
-  Block &to = serial.getBody().front();
-  to.getTerminator()->erase();
-  loop.getInductionVar().replaceAllUsesWith(serial.getInductionVar());
-  Block &from = loop.getBody().front();
-  from.getTerminator()->erase();
-  to.getOperations().splice(to.end(), from.getOperations());
-  // The copies are tmaEligible: runOnOperation checked the originals, and
-  // their twins read the same kernel arguments through clones of the same
-  // arithmetic. Each is planned where it stands (its coordinates computed
-  // from this iteration's index); the warps issuing a copy share its tensor
-  // map (`descs`, one per copy of the body, made by the first).
-  SmallVector<TmaCopy> plans;
-  if (share.issues)
-    for (auto [copy, desc] : llvm::zip(body.copies, descs)) {
-      plans.push_back(planTmaCopy(copy, desc));
-      desc = plans.back().desc;
-    }
-  Value iv = serial.getInductionVar();
-  // What the coordinates are computed from in the body.
-  llvm::SetVector<Operation *> slice;
-  for (const TmaCopy &plan : plans)
-    for (Value c : plan.operands())
-      collectSlice(c, to, slice);
-  int64_t lookahead = share.issues ? issuesAhead(loop, body, ring, slice) : 0;
-  OpBuilder head = OpBuilder::atBlockBegin(&to);
-  Operation *wait = nullptr;
-  auto [j, s, parity] = ring.position(head, loc, iv, loop);
-  (void)j;
-  Value readable; // the barrier the body's reads of its tiles wait for
-  // Waits for stage `st` (of phase `ph`) to be empty and arms its barriers
-  // with the copies' bytes.
-  auto arm = [&](OpBuilder &b, Value st, Value ph) {
+  /// The copies are tmaEligible: runOnOperation checked the originals, and
+  /// their twins read the same kernel arguments through clones of the same
+  /// arithmetic. Each is planned where it stands (its coordinates computed
+  /// from this iteration's index); the warps issuing a copy share its
+  /// tensor map (`descs`, one per copy of the body, made by the first).
+  void plan(MutableArrayRef<Value> descs) {
+    if (share.issues)
+      for (auto [copy, desc] : llvm::zip(body.copies, descs)) {
+        plans.push_back(planTmaCopy(copy, desc));
+        desc = plans.back().desc;
+      }
+    for (const TmaCopy &plan : plans)
+      for (Value c : plan.operands())
+        collectSlice(c, block(), slice);
+  }
+
+  /// Waits for stage `st` (of phase `ph`) to be empty and arms its
+  /// barriers with the copies' bytes.
+  Armed arm(OpBuilder &b, Value st, Value ph) {
     Value flipped = arith::XOrIOp::create(b, loc, ph, constant(b, loc, 1));
     MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.empty, st), flipped);
     return armStage(b, loc, body, ring, st);
-  };
-  // Iteration `at`'s copies, issued at `b`: its stage armed, the boxes
-  // started (coordinates cloned from this iteration's with `at` for the
-  // index).
-  auto issue = [&](OpBuilder &b, Value at) {
+  }
+
+  /// Iteration `at`'s copies, issued at `b`: its stage armed, the boxes
+  /// started (coordinates cloned from this iteration's with `at` for the
+  /// index).
+  void issue(OpBuilder &b, Value at) {
     auto [jAt, sAt, parityAt] = ring.position(b, loc, at, loop);
     (void)jAt;
     Armed armedAt = arm(b, sAt, parityAt);
-    issueCopiesFor(b, loc, body, plans, to, slice, iv, at, sAt, armedAt);
-  };
-  Operation *lastCopy = nullptr;
-  if (!share.issues) {
-    // Another warp issues the copies: this one waits for each iteration's
-    // to land before anything else (always: its release below must not
-    // run a phase ahead) and releases the stage at the end. (What it reads
-    // is early where the ring splits: the compute threads, who wait for
-    // the rest, hold the stage until it has landed too.)
+    issueCopiesFor(b, loc, body, plans, block(), slice, serial.getInductionVar(), at, sAt,
+                   armedAt);
+  }
+
+  /// Another warp issues the copies: this one waits for each iteration's
+  /// to land before anything else (always: its release below must not run
+  /// a phase ahead) and releases the stage at the end. (What it reads is
+  /// early where the ring splits: the compute threads, who wait for the
+  /// rest, hold the stage until it has landed too.)
+  void follow(OpBuilder &head) {
     readable = ring.readable(head, loc, s);
     wait = MBarrierWaitOp::create(head, loc, readable, parity);
-    OpBuilder end = OpBuilder::atBlockEnd(&to);
+    OpBuilder end = OpBuilder::atBlockEnd(&block());
     ring.release(end, loc, s, body.allocs);
-  } else if (lookahead == 0) {
-    // This iteration's copies where they stand.
+  }
+
+  /// This iteration's copies where they stand. (Copies of the same
+  /// gathered rows go out together, at the last of them: each row's index
+  /// read once.)
+  void issueInPlace(OpBuilder &head) {
     Armed armed = arm(head, s, parity);
     readable = armed.readable();
-    // (Copies of the same gathered rows go out together, at the last of
-    // them: each row's index read once.)
     SmallVector<TmaCopy> group;
     SmallVector<Value> stages, barriers;
     for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
@@ -229,9 +237,11 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
       barriers.clear();
     }
     lastCopy = body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
-  } else {
-    // The first `lookahead` iterations' copies before the loop, then at the
-    // top of iteration i those of iteration i + lookahead, each if in range.
+  }
+
+  /// The first `lookahead` iterations' copies before the loop, then at the
+  /// top of iteration i those of iteration i + lookahead, each if in range.
+  void issueAhead(OpBuilder &head, int64_t lookahead) {
     auto ifInRange = [&](OpBuilder &b, Value at) {
       Value inRange =
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, at, loop.getUpperBound());
@@ -248,7 +258,7 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
                             arith::MulIOp::create(before, loc, loop.getStep(),
                                                   constant(before, loc, k))));
     Value ahead = arith::AddIOp::create(
-        head, loc, iv,
+        head, loc, serial.getInductionVar(),
         arith::MulIOp::create(head, loc, loop.getStep(), constant(head, loc, lookahead)));
     ifInRange(head, ahead);
     readable = ring.readable(head, loc, s);
@@ -257,59 +267,114 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
     // out an iteration or more ago).
     wait = MBarrierWaitOp::create(head, loc, readable, parity);
   }
-  // The body's other uses of its tiles read this iteration's stage, after
-  // the wait for the copies (placed after the last one).
-  for (AllocSharedOp alloc : body.allocs) {
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : alloc.getResult().getUses())
-      if (serial->isProperAncestor(use.getOwner()) &&
-          !llvm::isa<CopyOp, StageOp>(use.getOwner()))
-        uses.push_back(&use);
-    if (uses.empty() || (!lastCopy && !wait))
-      continue;
-    if (!wait) {
-      OpBuilder after(lastCopy->getBlock(), std::next(Block::iterator(lastCopy)));
-      wait = MBarrierWaitOp::create(after, loc, readable, parity);
-    }
-    OpBuilder at(wait);
-    at.setInsertionPointAfter(wait);
-    auto stage = StageOp::create(at, loc, alloc.getType(), alloc, s);
-    // (A warp that does not issue the copies always waits: see above.)
-    if (share.issues)
-      reads[stage] = wait;
-    for (OpOperand *use : uses) {
-      Operation *top = to.findAncestorOpInBlock(*use->getOwner());
-      if (top && top->isBeforeInBlock(wait)) {
-        // Before its own tile's copy, or after it but before a later copy
-        // of the body: the body waits for all its copies at once.
-        auto own = llvm::find_if(body.copies, [&](CopyOp c) { return c.getDest() == alloc; });
-        Operation *ownTop = own == body.copies.end() ? nullptr : to.findAncestorOpInBlock(**own);
-        if (!ownTop || top->isBeforeInBlock(ownTop))
-          return use->getOwner()->emitOpError(
-              "reads a shared tile of a pipelined loop before the loop body's copy into it; "
-              "copy first, then read");
-        auto later = llvm::find_if(body.copies, [&](CopyOp c) {
-          Operation *at = to.findAncestorOpInBlock(*c);
-          return at && top->isBeforeInBlock(at);
-        });
-        InFlightDiagnostic error = use->getOwner()->emitOpError(
-            "reads a shared tile of a pipelined loop before a later copy of the loop body: "
-            "the body waits for all its copies at once, so every copy comes before the first "
-            "read; move that copy up");
-        if (later != body.copies.end())
-          error.attachNote(CopyOp(*later)->getLoc()) << "the later copy";
-        return error;
+
+  /// The body's other uses of its tiles read this iteration's stage, after
+  /// the wait for the copies (placed after the last one); an error at a
+  /// read before a copy of the body.
+  LogicalResult redirectReads(ProducerReads &reads) {
+    Block &to = block();
+    for (AllocSharedOp alloc : body.allocs) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : alloc.getResult().getUses())
+        if (serial->isProperAncestor(use.getOwner()) &&
+            !llvm::isa<CopyOp, StageOp>(use.getOwner()))
+          uses.push_back(&use);
+      if (uses.empty() || (!lastCopy && !wait))
+        continue;
+      if (!wait) {
+        OpBuilder after(lastCopy->getBlock(), std::next(Block::iterator(lastCopy)));
+        wait = MBarrierWaitOp::create(after, loc, readable, parity);
       }
-      use->set(stage);
+      OpBuilder at(wait);
+      at.setInsertionPointAfter(wait);
+      auto stage = StageOp::create(at, loc, alloc.getType(), alloc, s);
+      // (A warp that does not issue the copies always waits: see follow.)
+      if (share.issues)
+        reads[stage] = wait;
+      for (OpOperand *use : uses) {
+        Operation *top = to.findAncestorOpInBlock(*use->getOwner());
+        if (top && top->isBeforeInBlock(wait))
+          return readBeforeCopy(use, top, alloc);
+        use->set(stage);
+      }
     }
+    return success();
   }
-  for (CopyOp copy : body.copies)
-    copy.erase();
-  OpBuilder end = OpBuilder::atBlockEnd(&to);
-  YieldOp::create(end, loc);
-  b.setInsertionPointAfter(issuer);
-  ring.advance(b, loc, loop);
-  loop.erase();
+
+  /// The error at `use` (in `top` of the body), a read of `alloc` before
+  /// its own tile's copy, or after it but before a later copy of the body:
+  /// the body waits for all its copies at once.
+  LogicalResult readBeforeCopy(OpOperand *use, Operation *top, AllocSharedOp alloc) {
+    Block &to = block();
+    auto own = llvm::find_if(body.copies, [&](CopyOp c) { return c.getDest() == alloc; });
+    Operation *ownTop = own == body.copies.end() ? nullptr : to.findAncestorOpInBlock(**own);
+    if (!ownTop || top->isBeforeInBlock(ownTop))
+      return use->getOwner()->emitOpError(
+          "reads a shared tile of a pipelined loop before the loop body's copy into it; "
+          "copy first, then read");
+    auto later = llvm::find_if(body.copies, [&](CopyOp c) {
+      Operation *at = to.findAncestorOpInBlock(*c);
+      return at && top->isBeforeInBlock(at);
+    });
+    InFlightDiagnostic error = use->getOwner()->emitOpError(
+        "reads a shared tile of a pipelined loop before a later copy of the loop body: "
+        "the body waits for all its copies at once, so every copy comes before the first "
+        "read; move that copy up");
+    if (later != body.copies.end())
+      error.attachNote(CopyOp(*later)->getLoc()) << "the later copy";
+    return error;
+  }
+
+  /// The copies gone, the serial loop closed, the ring's runs counted and
+  /// the pipelined loop erased.
+  void finish() {
+    for (CopyOp copy : body.copies)
+      copy.erase();
+    OpBuilder end = OpBuilder::atBlockEnd(&block());
+    YieldOp::create(end, loc);
+    OpBuilder b(loop);
+    b.setInsertionPointAfter(issuer);
+    ring.advance(b, loc, loop);
+    loop.erase();
+  }
+};
+
+} // namespace
+
+/// The producer side, in one producer warp's copy of the program: its
+/// elected thread issues the copies of the warp's share of the loop's
+/// iterations. A loop nested in another pipelined loop is already on that
+/// thread (the outer loop is built after it and takes it along): it becomes
+/// a plain loop in place. Where the body reads its own tiles other than by
+/// its copies, the producer reads the iteration's stage after waiting for
+/// the copies to land (as the compute threads do), so what it computes from
+/// them (a nested loop's bounds) is what they compute.
+LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring,
+                            const Share &share, MutableArrayRef<Value> descs,
+                            ProducerReads &reads) {
+  dropCarried(loop);
+  if (!share.issues && !share.arrives) {
+    loop.erase();
+    return success();
+  }
+  ProducerLoop p(loop, body, ring, share);
+  p.makeSerial();
+  p.plan(descs);
+  int64_t lookahead = share.issues ? issuesAhead(loop, body, ring, p.slice) : 0;
+  OpBuilder head = OpBuilder::atBlockBegin(&p.block());
+  auto [j, s, parity] = ring.position(head, p.loc, p.serial.getInductionVar(), loop);
+  (void)j;
+  p.s = s;
+  p.parity = parity;
+  if (!share.issues)
+    p.follow(head);
+  else if (lookahead == 0)
+    p.issueInPlace(head);
+  else
+    p.issueAhead(head, lookahead);
+  if (failed(p.redirectReads(reads)))
+    return failure();
+  p.finish();
   return success();
 }
 
