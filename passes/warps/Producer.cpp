@@ -173,7 +173,7 @@ struct ProducerLoop {
   /// arithmetic. Each is planned where it stands (its coordinates computed
   /// from this iteration's index); the warps issuing a copy share its
   /// tensor map (`descs`, one per copy of the body, made by the first).
-  void plan(MutableArrayRef<Value> descs) {
+  void planCopies(MutableArrayRef<Value> descs) {
     if (share.issues)
       for (auto [copy, desc] : llvm::zip(body.copies, descs)) {
         plans.push_back(planTmaCopy(copy, desc));
@@ -359,13 +359,11 @@ LogicalResult buildProducer(PipelinedOp loop, const Body &body, const Ring &ring
   }
   ProducerLoop p(loop, body, ring, share);
   p.makeSerial();
-  p.plan(descs);
+  p.planCopies(descs);
   int64_t lookahead = share.issues ? issuesAhead(loop, body, ring, p.slice) : 0;
   OpBuilder head = OpBuilder::atBlockBegin(&p.block());
-  auto [j, s, parity] = ring.position(head, p.loc, p.serial.getInductionVar(), loop);
-  (void)j;
-  p.s = s;
-  p.parity = parity;
+  std::tie(std::ignore, p.s, p.parity) =
+      ring.position(head, p.loc, p.serial.getInductionVar(), loop);
   if (!share.issues)
     p.follow(head);
   else if (lookahead == 0)
