@@ -121,6 +121,19 @@ LogicalResult TmaLoadOp::verify() {
   return success();
 }
 
+LogicalResult CpAsyncOp::verify() {
+  auto type = getTensor().getType();
+  if (getIndices().size() != type.getRank())
+    return emitOpError("indexes a rank-") << type.getRank() << " tensor with "
+                                          << getIndices().size() << " indices";
+  if (getDest().getType().getElementType() != type.getElementType())
+    return emitOpError("copies ") << type.getElementType() << " into a tile of "
+                                  << getDest().getType().getElementType();
+  if (getDest().getType().getBytes() < 16)
+    return emitOpError("copies 16 bytes into a tile of ") << getDest().getType().getBytes();
+  return success();
+}
+
 LogicalResult BulkStoreOp::verify() {
   if (getIndices().size() != getTensor().getType().getRank())
     return emitOpError("indexes a rank-") << getTensor().getType().getRank() << " tensor with "

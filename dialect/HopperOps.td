@@ -323,6 +323,26 @@ def Hopper_ElectOneOp : Hopper_Op<"elect_one", "elect"> {
   let assemblyFormat = "attr-dict";
 }
 
+def Hopper_LaneIdOp : Hopper_Op<"lane_id", "namedBarriers"> {
+  let summary = "this thread's lane in its warp, read where it stands";
+  let description = [{
+    The lane (0 to 31), as an index, read at this point of the program:
+    what is computed from it stays where it is computed rather than being
+    hoisted out of the loops around it. A producer warp's lanes compute
+    their pieces' addresses from it inside the loop that issues them, so a
+    loop's worth of addresses is never live at once in its few registers.
+
+    ```mlir
+    tile.kernel @lane() attributes {block = array<i32: 128, 1, 1>} {
+      %l = hopper.lane_id
+      tile.return
+    }
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
 def Hopper_SetMaxNRegOp : Hopper_Op<"setmaxnreg", "setmaxnreg"> {
   let summary = "moves registers between the warpgroups (setmaxnreg)";
   let description = [{
@@ -420,6 +440,61 @@ def Hopper_TmaLoadOp : Hopper_Op<"tma_load", "tma"> {
     $desc `[` $coords `]` `to` $dest `offset` $offset `,` $barrier attr-dict `:` type($dest)
   }];
   let hasVerifier = 1;
+}
+
+def Hopper_CpAsyncOp : Hopper_Op<"cp_async", "mbarrier"> {
+  let summary = "starts a 16-byte copy from global to shared memory by this thread";
+  let description = [{
+    Copies the first `bytes` (0 to 16, an i32) of the 16 bytes at
+    `tensor[indices]` onwards (16-byte aligned, contiguous) to byte `offset`
+    of `dest` (16-byte aligned) and zeros the rest of the 16 there: 0 bytes
+    read nothing and write 16 zeros. The copy is asynchronous (PTX `cp.async`, in the generic proxy):
+    `hopper.cp_async_arrive` makes a barrier count it. Whoever waits for
+    that barrier and then reads the tile through the async proxy (a wgmma)
+    orders the two with `hopper.fence_proxy_async` after the wait. Here one
+    lane's piece of a gathered row:
+
+    ```mlir
+    tile.kernel @piece(%p: !tile.ptr<bf16>, %row: index) attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : index
+      %c128 = arith.constant 128 : index
+      %kv = tile.view %p sizes() strides(%c128) : !tile.ptr<bf16> -> !tile.tensor<128x128xbf16>
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      %c16_i32 = arith.constant 16 : i32
+      hopper.cp_async %kv[%row, %c0] to %t[%c16] bytes %c16_i32 : !tile.tensor<128x128xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$tensor, Variadic<Index>:$indices, Tile_AnyShared:$dest,
+                       Index:$offset, I32:$bytes);
+  let assemblyFormat = [{
+    $tensor `[` $indices `]` `to` $dest `[` $offset `]` `bytes` $bytes attr-dict `:` type($tensor) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Hopper_CpAsyncArriveOp : Hopper_Op<"cp_async_arrive", "mbarrier"> {
+  let summary = "the barrier counts an arrival once this thread's cp_async copies have landed";
+  let description = [{
+    One arrival on `barrier`, made when every `hopper.cp_async` this thread
+    started before it has landed (PTX `cp.async.mbarrier.arrive.noinc`: the
+    barrier's count includes these arrivals). The copies' bytes are then
+    visible to the threads that see the phase complete.
+
+    ```mlir
+    tile.kernel @landed() attributes {block = array<i32: 128, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %tiles = tile.alloc_shared : !tile.shared<1xi64>
+      %full = hopper.mbarrier_of %tiles[%c0] : !tile.shared<1xi64>
+      hopper.cp_async_arrive %full
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins Hopper_MBarrierType:$barrier);
+  let assemblyFormat = "$barrier attr-dict";
 }
 
 def Hopper_BulkStoreOp : Hopper_Op<"bulk_store", "tma"> {

@@ -51,6 +51,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   // Set by tile-lower-copies on the mbarrier initialisation it emits once.
   if (attr.getName() == "tile.barrier_init")
     return success();
+  // A gathered copy's rows by cp.async (passes/TmaCopies.h, kCpAsyncAttr).
+  if (attr.getName() == kCpAsyncAttr) {
+    auto copy = llvm::dyn_cast<CopyOp>(op);
+    if (!copy || !copy.isGather() || !llvm::isa<UnitAttr>(attr.getValue()))
+      return op->emitError("'tile.cp_async' is a unit attribute of a gathered tile.copy");
+    return success();
+  }
   if (attr.getName() != kTargetAttrName)
     return op->emitError("unknown tile attribute '") << attr.getName().getValue()
                                                       << "' on an operation";

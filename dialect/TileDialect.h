@@ -88,6 +88,10 @@ PointerAccess pointerAccess(mlir::Value pointer);
 const Target &targetOf(mlir::Operation *op);
 /// The name of the module attribute holding the target's architecture.
 inline constexpr const char *kTargetAttrName = "tile.target";
+/// The unit attribute of a gathered tile.copy whose rows a pipelined loop's
+/// producer copies by 16-byte cp.async of its warp's lanes rather than a TMA
+/// box a row (passes/TmaCopies.h).
+inline constexpr const char *kCpAsyncAttr = "tile.cp_async";
 
 /// The size of dimension `dim` of a tensor value (from its root view).
 mlir::Value viewSize(mlir::OpBuilder &b, mlir::Value tensor, unsigned dim);

@@ -159,7 +159,7 @@ static void checkRows(const Tensor &t, const Tensor &rows, const std::vector<Arg
 }
 
 void gather(const Tensor &src, std::vector<Arg> origin, const Tensor &rows,
-            std::vector<Arg> rowsOrigin, const Shared &dst, SourceLoc loc) {
+            std::vector<Arg> rowsOrigin, const Shared &dst, GatherBy by, SourceLoc loc) {
   KernelState &k = detail::checked(Access::kernelOfTensor(src), loc);
   detail::checked(Access::kernelOfShared(dst), loc);
   checkRows(src, rows, rowsOrigin, loc, "gather()", "takes rows of");
@@ -172,9 +172,11 @@ void gather(const Tensor &src, std::vector<Arg> origin, const Tensor &rows,
                          dtypeName(src.dtype()) + ") into a tile of " + dtypeName(dst.dtype()));
   auto indices = indexValues(k, origin, "gather()");
   auto rowIndices = indexValues(k, rowsOrigin, "gather()");
-  tile::CopyOp::create(k.b, k.loc(loc), Access::viewOf(src), indices, sharedValue(dst),
-                       k.b.getDenseI64ArrayAttr(dst.shape()), Access::viewOf(rows),
-                       rowIndices);
+  auto copy = tile::CopyOp::create(k.b, k.loc(loc), Access::viewOf(src), indices,
+                                   sharedValue(dst), k.b.getDenseI64ArrayAttr(dst.shape()),
+                                   Access::viewOf(rows), rowIndices);
+  if (by == GatherBy::cpAsync)
+    copy->setAttr(tile::kCpAsyncAttr, k.b.getUnitAttr());
 }
 
 /// pipelined() carrying `init` (nothing for the plain form).

@@ -45,6 +45,9 @@ template <bool Batched> struct IndexerBwd : Generator {
                          "blocks a multiprocessor runs at once (the registers are shared "
                          "out so that they fit); two hide each other's gather and "
                          "reduction latencies"};
+  Param<bool> cpAsync{"cp_async", false,
+                      "gather the kv rows by 16-byte cp.async from every lane of the "
+                      "producer warp rather than one TMA box a row"};
   Param<int> producerRegisters{"producer_registers", 0, {0, 24, 32, 40, 48, 56, 64},
                                "the registers a producer warp keeps (0: the default); the "
                                "gather holds 32 rows' indices at once"};
@@ -106,7 +109,8 @@ template <bool Batched> struct IndexerBwd : Generator {
           std::vector<Shared> kvt;
           for (int p = 0; p < P; ++p) {
             kvt.push_back(k.shared(DType::bf16, {BK, 64}));
-            gather(kvs, {0, p * 64}, is, {s, j0}, kvt[p]);
+            gather(kvs, {0, p * 64}, is, {s, j0}, kvt[p],
+                   cpAsync ? GatherBy::cpAsync : GatherBy::tma);
           }
           Value scores; // [M, BK]
           for (int p = 0; p < P; ++p)

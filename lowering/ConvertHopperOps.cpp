@@ -177,6 +177,17 @@ struct MBarrierArriveLowering : ConvertOpToLLVMPattern<hopper::MBarrierArriveOp>
   }
 };
 
+struct CpAsyncArriveLowering : ConvertOpToLLVMPattern<hopper::CpAsyncArriveOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::CpAsyncArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncMBarrierArriveOp>(op, adaptor.getBarrier(),
+                                                               /*noinc=*/true);
+    return success();
+  }
+};
+
 struct MBarrierExpectTxLowering : ConvertOpToLLVMPattern<hopper::MBarrierExpectTxOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -256,6 +267,23 @@ struct ElectOneLowering : ConvertOpToLLVMPattern<hopper::ElectOneOp> {
   matchAndRewrite(hopper::ElectOneOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::ElectSyncOp>(op, rewriter.getI1Type(), Value());
+    return success();
+  }
+};
+
+/// %laneid by side-effecting PTX: LLVM neither hoists nor merges it.
+struct LaneIdLowering : ConvertOpToLLVMPattern<hopper::LaneIdOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::LaneIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto lane = LLVM::InlineAsmOp::create(
+        rewriter, loc, rewriter.getI32Type(), ValueRange(), "mov.u32 $0, %laneid;", "=r",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    Type index = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<LLVM::ZExtOp>(op, index, lane.getResult(0));
     return success();
   }
 };
@@ -566,10 +594,10 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
   converter.addConversion([ctx](hopper::MBarrierType) { return sharedPtr(ctx); });
   converter.addConversion([ctx](hopper::TmaDescType) { return LLVM::LLVMPointerType::get(ctx); });
   patterns.add<SharedViewLowering, MBarrierOfLowering, SharedLoadLowering, SharedStoreLowering,
-               MBarrierInitLowering, MBarrierArriveLowering, MBarrierExpectTxLowering,
+               MBarrierInitLowering, MBarrierArriveLowering, CpAsyncArriveLowering, MBarrierExpectTxLowering,
                MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
                FenceProxyAsyncLowering, ReplaceWith<tile::BarrierOp, NVVM::BarrierOp>,
-               NamedBarrierLowering, WarpSyncLowering, ElectOneLowering, SetMaxNRegLowering, SharedAtomicLowering,
+               NamedBarrierLowering, WarpSyncLowering, ElectOneLowering, LaneIdLowering, SetMaxNRegLowering, SharedAtomicLowering,
                StMatrixLowering,
                ShuffleXorLowering, ShuffleIdxLowering,
                ShuffleByLowering<tile::ShuffleUpOp, NVVM::ShflKind::up, 0>,

@@ -340,6 +340,28 @@ struct BulkStoreOpLowering : ConvertOpToLLVMPattern<hopper::BulkStoreOp> {
   }
 };
 
+/// A thread's 16-byte copy into shared memory (cp.async.cg, L2 only), of
+/// which the first `bytes` are read and the rest zeroed.
+struct CpAsyncOpLowering : ConvertOpToLLVMPattern<hopper::CpAsyncOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::CpAsyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value address = elementAddress(rewriter, loc, op.getTensor().getType(),
+                                   adaptor.getTensor(), adaptor.getIndices());
+    Value dst = LLVM::GEPOp::create(rewriter, loc, adaptor.getDest().getType(),
+                                    rewriter.getI8Type(), adaptor.getDest(),
+                                    ValueRange{adaptor.getOffset()});
+    NVVM::CpAsyncOp::create(rewriter, loc, dst, address, rewriter.getI32IntegerAttr(16),
+                            NVVM::LoadCacheModifierKindAttr::get(
+                                op.getContext(), NVVM::LoadCacheModifierKind::CG),
+                            adaptor.getBytes());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct AtomicOpLowering : ConvertOpToLLVMPattern<tile::AtomicOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -698,7 +720,7 @@ struct ConvertTileToLLVM
                                     NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                  GeometryOpLowering<tile::GridDimOp, NVVM::GridDimXOp,
                                     NVVM::GridDimYOp, NVVM::GridDimZOp>,
-                 ViewOpLowering, SliceOpLowering, LoadOpLowering, StoreOpLowering, BulkStoreOpLowering,
+                 ViewOpLowering, SliceOpLowering, LoadOpLowering, StoreOpLowering, BulkStoreOpLowering, CpAsyncOpLowering,
                  ElemsToAlignedOpLowering, AtomicOpLowering, SplatOpLowering,
                  AllocLocalOpLowering, LocalLoadOpLowering, LocalStoreOpLowering,
                  ForOpLowering, WhileOpLowering, ConditionOpLowering, IfOpLowering,

@@ -316,8 +316,40 @@ TmaCopy planTmaCopy(CopyOp copy, Value desc) {
     g.rowBytes = panel * e;
     g.coord = rank - 1 - dimOf[0];
     plan.gather = g;
+    if (byLanes(copy)) {
+      plan.lanes = true;
+      plan.source = copy.getSource();
+      plan.origin.assign(copy.getIndices().begin(), copy.getIndices().end());
+    }
   }
   return plan;
+}
+
+bool byLanes(CopyOp copy) { return copy.isGather() && copy->hasAttr(kCpAsyncAttr); }
+
+/// Whether `u` and `v` are the same value or equal constants.
+static bool sameValue(Value u, Value v) {
+  APInt cu, cv;
+  return u == v ||
+         (matchPattern(u, m_ConstantInt(&cu)) && matchPattern(v, m_ConstantInt(&cv)) && cu == cv);
+}
+
+int64_t laneGroups(ArrayRef<CopyOp> copies) {
+  int64_t groups = 0;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    CopyOp c = copies[i];
+    if (!byLanes(c))
+      continue;
+    CopyOp p = i ? copies[i - 1] : CopyOp();
+    bool joins = p && byLanes(p) && p.getRows() == c.getRows() &&
+                 p.getBox().front() == c.getBox().front() &&
+                 sameValue(p.getIndices().front(), c.getIndices().front()) &&
+                 p.getRowIndices().size() == c.getRowIndices().size() &&
+                 llvm::all_of(llvm::zip(p.getRowIndices(), c.getRowIndices()),
+                              [](auto uv) { return sameValue(std::get<0>(uv), std::get<1>(uv)); });
+    groups += joins ? 0 : 1;
+  }
+  return groups;
 }
 
 SmallVector<Value> TmaCopy::operands() const {
@@ -325,6 +357,10 @@ SmallVector<Value> TmaCopy::operands() const {
   if (gather) {
     values.append(gather->at);
     values.push_back(gather->base);
+  }
+  if (lanes) {
+    values.push_back(source);
+    values.append(origin);
   }
   return values;
 }
@@ -337,6 +373,11 @@ TmaCopy TmaCopy::remapped(const IRMapping &map) const {
     for (Value &v : moved.gather->at)
       v = map.lookupOrDefault(v);
     moved.gather->base = map.lookupOrDefault(moved.gather->base);
+  }
+  if (moved.lanes) {
+    moved.source = map.lookupOrDefault(moved.source);
+    for (Value &v : moved.origin)
+      v = map.lookupOrDefault(v);
   }
   return moved;
 }
@@ -400,14 +441,10 @@ static void emitPanels(OpBuilder &b, Location loc, const TmaCopy &plan, ValueRan
 }
 
 bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b) {
-  if (!a.gather || !b.gather)
+  if (!a.gather || !b.gather || a.lanes != b.lanes)
     return false;
   const TmaGather &x = *a.gather, &y = *b.gather;
-  auto same = [](Value u, Value v) {
-    APInt cu, cv;
-    return u == v || (matchPattern(u, m_ConstantInt(&cu)) &&
-                      matchPattern(v, m_ConstantInt(&cv)) && cu == cv);
-  };
+  auto same = sameValue;
   if (x.rows != y.rows || x.count != y.count || x.at.size() != y.at.size() ||
       !same(x.base, y.base))
     return false;
@@ -417,30 +454,145 @@ bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b) {
   return true;
 }
 
+/// Index arithmetic for the lanes' copies.
+namespace {
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, int64_t y) { return arith::MulIOp::create(b, loc, x, c(y)); }
+  Value div(Value x, int64_t y) { return arith::DivUIOp::create(b, loc, x, c(y)); }
+  Value rem(Value x, int64_t y) { return arith::RemUIOp::create(b, loc, x, c(y)); }
+  Value lt(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, y);
+  }
+  Value select(Value p, Value x, Value y) { return arith::SelectOp::create(b, loc, p, x, y); }
+  Value clamp(Value x, int64_t lo, int64_t hi) {
+    return arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, x, c(lo)), c(hi));
+  }
+};
+} // namespace
+
+/// The byte of a [rows, columns] tile where 16-byte piece `piece` of row `r`
+/// lands: rows of `rowBytes`, or -- swizzled by `swizzle` bytes -- panels of
+/// `swizzle`-byte rows `panelBytes` apart, each 16-byte piece of a row
+/// exchanged with the one its row's low bits name (the TMA's and wgmma's
+/// layout: byte bits [4, 7) xor bits [7, 10), for 128 bytes).
+static Value pieceOffset(IndexMath &m, Value r, Value piece, int64_t rowBytes, int64_t swizzle,
+                         int64_t panelBytes) {
+  if (!swizzle)
+    return m.add(m.mul(r, rowBytes), m.mul(piece, 16));
+  int64_t perPanel = swizzle / 16;
+  Value o = m.add(m.add(m.mul(m.div(piece, perPanel), panelBytes), m.mul(r, swizzle)),
+                  m.mul(m.rem(piece, perPanel), 16));
+  Value bits = m.mul(m.rem(m.div(o, 128), perPanel), 16);
+  return arith::XOrIOp::create(m.b, m.loc, o, bits);
+}
+
+/// Gathered copies `plans` (the same rows) into `dests` by every lane of the
+/// warp: lane l reads the indices of rows l, l + 32, ... once; each copy's
+/// 16-byte pieces go out 32 at a time in row order (consecutive lanes,
+/// consecutive bytes of a row), a loop over each 32 rows' pieces, each lane
+/// taking its row's index from the lane that read it. A piece of a row
+/// without one, or outside the source, is zeros (partly, at the source's
+/// last column). Then every lane arrives on `barrier` once its pieces land.
+static void emitLaneGather(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans,
+                           ValueRange dests, Value barrier) {
+  IndexMath m{b, loc};
+  Type i32 = b.getI32Type();
+  const TmaGather &g = *plans.front().gather;
+  // (Read here, in the loop issuing the copies: the pieces' addresses are
+  // computed from it piece by piece, not all hoisted out of the loop.)
+  Value lane = LaneIdOp::create(b, loc, b.getIndexType());
+  SmallVector<Value> held;
+  for (int64_t k = 0; k * 32 < g.count; ++k)
+    held.push_back(rowIndexOrNone(b, loc, g.rows, g.at, m.add(lane, m.c(32 * k)), i32));
+  for (auto [plan, dest] : llvm::zip(plans, dests)) {
+    auto type = llvm::cast<SharedType>(dest.getType());
+    int64_t e = elementBytes(type.getElementType());
+    int64_t rowBytes = type.getShape().back() * e, pieces = rowBytes / 16;
+    Value sourceRows = viewSize(b, plan.source, 0), sourceColumns = viewSize(b, plan.source, 1);
+    // Rows [32 k, 32 k + 32): their pieces start at a multiple of 32, so
+    // each step's rows are among them, their indices in held[k].
+    for (auto [k, indices] : llvm::enumerate(held)) {
+      int64_t first = int64_t(k) * 32 * pieces,
+              count = std::min<int64_t>(32, g.count - int64_t(k) * 32) * pieces;
+      auto steps = ForOp::create(b, loc, m.c(0), m.c((count + 31) / 32), m.c(1));
+      OpBuilder in(steps.getBody().front().getTerminator());
+      IndexMath n{in, loc};
+      Value p = n.add(n.add(n.mul(steps.getInductionVar(), 32), n.c(first)), lane);
+      if (count % 32) {
+        auto inside = IfOp::create(in, loc, TypeRange(), n.lt(p, n.c(first + count)));
+        OpBuilder then = OpBuilder::atBlockEnd(&inside.getThenRegion().emplaceBlock());
+        in.setInsertionPoint(YieldOp::create(then, loc));
+      }
+      Value r = n.div(p, pieces), piece = n.rem(p, pieces);
+      Value from = arith::IndexCastOp::create(in, loc, i32, n.rem(r, 32));
+      Value index = ShuffleIdxOp::create(in, loc, i32, indices, from);
+      Value row = n.add(g.base, arith::IndexCastOp::create(in, loc, in.getIndexType(), index));
+      Value column = n.add(plan.origin[1], n.mul(piece, 16 / e));
+      Value valid = arith::AndIOp::create(
+          in, loc,
+          arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sge, index,
+                                arith::ConstantIntOp::create(in, loc, i32, 0)),
+          n.lt(row, sourceRows));
+      Value bytes =
+          n.select(valid, n.clamp(n.mul(n.sub(sourceColumns, column), e), 0, 16), n.c(0));
+      Value some = n.lt(n.c(0), bytes);
+      CpAsyncOp::create(in, loc, plan.source,
+                        ValueRange{n.select(some, row, n.c(0)), n.select(some, column, n.c(0))},
+                        dest, pieceOffset(n, r, piece, rowBytes, type.getSwizzle(), plan.panelBytes),
+                        arith::IndexCastOp::create(in, loc, i32, bytes));
+    }
+  }
+  CpAsyncArriveOp::create(b, loc, barrier);
+}
+
+/// `emit` at `b`, or -- with `leader` -- inside an if on it.
+static void onLeader(OpBuilder &b, Location loc, Value leader,
+                     llvm::function_ref<void(OpBuilder &)> emit) {
+  if (!leader)
+    return emit(b);
+  auto only = IfOp::create(b, loc, TypeRange(), leader);
+  OpBuilder then = OpBuilder::atBlockEnd(&only.getThenRegion().emplaceBlock());
+  emit(then);
+  YieldOp::create(then, loc);
+}
+
 void emitTmaLoads(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans, ValueRange dests,
-                  ValueRange barriers) {
+                  ValueRange barriers, Value leader) {
   for (size_t i = 0, j; i < plans.size(); i = j) {
     j = i + 1;
     if (!plans[i].gather) {
-      emitPanels(b, loc, plans[i], plans[i].coords, dests[i], 0, barriers[i]);
+      onLeader(b, loc, leader, [&](OpBuilder &at) {
+        emitPanels(at, loc, plans[i], plans[i].coords, dests[i], 0, barriers[i]);
+      });
       continue;
     }
     while (j < plans.size() && sameGatheredRows(plans[i], plans[j]))
       ++j;
+    if (leader && plans[i].lanes) {
+      emitLaneGather(b, loc, plans.slice(i, j - i), dests.slice(i, j - i), barriers[i]);
+      continue;
+    }
     // Copies i .. j - 1 gather the same rows: each row's index read once,
     // in groups of rows whose indices are in registers at once (few enough
     // for a producer warp's registers: setmaxnreg leaves it 64 or fewer).
-    const TmaGather &g = *plans[i].gather;
-    for (int64_t from = 0; from < g.count; from += kGatherRowsAtOnce) {
-      int64_t to = std::min(g.count, from + kGatherRowsAtOnce);
-      for (auto [r, row] : llvm::enumerate(gatheredRows(b, loc, g, from, to)))
-        for (size_t k = i; k < j; ++k) {
-          SmallVector<Value> coords(plans[k].coords);
-          coords[plans[k].gather->coord] = row;
-          emitPanels(b, loc, plans[k], coords, dests[k],
-                     (from + int64_t(r)) * plans[k].gather->rowBytes, barriers[k]);
-        }
-    }
+    onLeader(b, loc, leader, [&](OpBuilder &at) {
+      const TmaGather &g = *plans[i].gather;
+      for (int64_t from = 0; from < g.count; from += kGatherRowsAtOnce) {
+        int64_t to = std::min(g.count, from + kGatherRowsAtOnce);
+        for (auto [r, row] : llvm::enumerate(gatheredRows(at, loc, g, from, to)))
+          for (size_t k = i; k < j; ++k) {
+            SmallVector<Value> coords(plans[k].coords);
+            coords[plans[k].gather->coord] = row;
+            emitPanels(at, loc, plans[k], coords, dests[k],
+                       (from + int64_t(r)) * plans[k].gather->rowBytes, barriers[k]);
+          }
+      }
+    });
   }
 }
 

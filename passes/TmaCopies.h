@@ -37,6 +37,14 @@ struct TmaCopy {
   int64_t panelBytes = 0;              // bytes apart the panels land in the tile
   int64_t bytes = 0;                   // bytes the whole copy moves
   std::optional<TmaGather> gather;     // set for a gathered copy
+  /// A gathered copy whose rows the issuing warp's lanes copy 16 bytes at a
+  /// time (cp.async; its tile.copy has kCpAsyncAttr) where the caller runs
+  /// the whole warp (emitTmaLoads' `leader`): the copy's own view and
+  /// origin, which the lanes' addresses come from. (It keeps its tensor map:
+  /// the launcher's checks of the tensor's alignment are the same.)
+  bool lanes = false;
+  mlir::Value source;
+  llvm::SmallVector<mlir::Value, 2> origin;
 
   /// Every value the copy's coordinates are computed from where it stands:
   /// what a producer clones to issue it elsewhere.
@@ -44,6 +52,14 @@ struct TmaCopy {
   /// The same copy with `map` applied to those values.
   TmaCopy remapped(const mlir::IRMapping &map) const;
 };
+
+/// Whether `copy` asks for its rows by cp.async (kCpAsyncAttr).
+bool byLanes(CopyOp copy);
+
+/// How many groups of consecutive copies of `copies` gather by lanes: those
+/// reading the same rows (as sameGatheredRows) are one. Each group's lanes
+/// arrive on the stage's barrier once each (hopper.cp_async_arrive).
+int64_t laneGroups(llvm::ArrayRef<CopyOp> copies);
 
 /// The largest power of two (up to 2^30; 2^30 for 0) that integer `v` is
 /// known to be a multiple of, from constants, arithmetic and loops'
@@ -82,8 +98,16 @@ bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b);
 /// `barriers[i]`, in order; consecutive gathered copies of the same rows
 /// (sameGatheredRows) read each row's index once and start every copy's
 /// boxes of that row together.
+///
+/// With `leader` (an i1, true on one lane of the warp), the whole warp runs
+/// this: the TMA's copies are the leader's, and copies planned `lanes` are
+/// every lane's cp.async of 16 bytes (a row's index read by one lane and
+/// shuffled to those copying it), each group of them followed by every
+/// lane's hopper.cp_async_arrive on its barrier. Without it, they go by the
+/// TMA like the others.
 void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<TmaCopy> plans,
-                  mlir::ValueRange dests, mlir::ValueRange barriers);
+                  mlir::ValueRange dests, mlir::ValueRange barriers,
+                  mlir::Value leader = {});
 
 /// Starts the box copies of `plan` into `dest`, completing on `barrier`.
 /// A gathered copy's are per row: the issuing thread reads

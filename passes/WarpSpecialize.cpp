@@ -153,6 +153,22 @@ FailureOr<Body> analyse(PipelinedOp loop) {
   });
   if (r.wasInterrupted())
     return failure();
+  body.laneGroups = laneGroups(body.copies);
+  if (body.laneGroups) {
+    // A producer warp runs such a loop on every lane: the plain loop's
+    // producer, not yet a queue's, a stream's or one around or inside
+    // another pipelined loop.
+    const char *why = body.nests                                ? "holds a pipelined loop"
+                      : loop->getParentOfType<PipelinedOp>()    ? "is inside a pipelined loop"
+                      : loop.getQueue()                         ? "takes its items from a queue"
+                      : loop.getContinuous()                    ? "is continuous"
+                                                                : nullptr;
+    if (why) {
+      auto copy = llvm::find_if(body.copies, [](CopyOp c) { return byLanes(c); });
+      return CopyOp(*copy).emitOpError("gathers its rows by cp.async in a pipelined loop that ")
+             << why << "; the TMA's one box a row serves there (GatherBy::tma)";
+    }
+  }
   // A loop holding pipelined loops of its own: the copies into tiles its
   // body reads other than as a gemm's operand (a nested loop's bounds, a
   // persistent item's weights) land on a barrier of their own where the
@@ -488,8 +504,11 @@ struct LoopSides {
     // (A ring with early barriers keeps them after its full ones: see Ring.)
     Ring ring;
     ring.stages = loop.getStages();
-    ring.full =
-        allocateBarriers(kernel, loop.getStages() * (body.early.empty() ? 1 : 2), 1, loc);
+    // (Each group of copies by lanes: the 32 lanes' arrivals besides the
+    // leader's.)
+    ring.full = allocateBarriers(kernel, loop.getStages() * (body.early.empty() ? 1 : 2),
+                                 1 + 32 * body.laneGroups, loc);
+    ring.generic = body.laneGroups > 0;
     ring.empty = allocateBarriers(kernel, loop.getStages() + spare,
                                   perIteration + plan.participants(loop), loc);
     ring.early = !body.early.empty();
@@ -514,6 +533,7 @@ struct LoopSides {
         twinBody.copies.push_back(llvm::cast<CopyOp>(maps[w].lookup(copy.getOperation())));
       twinBody.nests = body.nests;
       twinBody.early = body.early;
+      twinBody.laneGroups = body.laneGroups;
       Share share = plan.share(loop, body, w);
       if (failed(loop.getQueue()
                      ? buildQueueProducer(twin, twinBody, producerRing, share, descs, reads,

@@ -57,17 +57,29 @@ int64_t issuesAhead(PipelinedOp loop, const Body &body, const Ring &ring,
   return ring.stages - 2;
 }
 
-Armed armStage(OpBuilder &b, Location loc, const Body &body, const Ring &ring, Value s) {
+Armed armStage(OpBuilder &b, Location loc, const Body &body, const Ring &ring, Value s,
+               Value leader) {
   int64_t bytes = 0, earlyBytes = 0;
   for (auto [i, copy] : llvm::enumerate(body.copies))
-    (body.isEarly(i) ? earlyBytes : bytes) += CopyOp(copy).getDest().getType().getBytes();
+    if (!leader || !byLanes(copy))
+      (body.isEarly(i) ? earlyBytes : bytes) += CopyOp(copy).getDest().getType().getBytes();
+  auto expect = [&](Value barrier, int64_t n) {
+    if (!leader) {
+      MBarrierExpectTxOp::create(b, loc, barrier, n);
+      return;
+    }
+    auto only = IfOp::create(b, loc, TypeRange(), leader);
+    OpBuilder then = OpBuilder::atBlockEnd(&only.getThenRegion().emplaceBlock());
+    MBarrierExpectTxOp::create(then, loc, barrier, n);
+    YieldOp::create(then, loc);
+  };
   Armed armed;
   if (ring.early) {
     armed.early = ring.earlyBarrier(b, loc, s);
-    MBarrierExpectTxOp::create(b, loc, armed.early, earlyBytes);
+    expect(armed.early, earlyBytes);
   }
   armed.full = ring.barrier(b, loc, ring.full, s);
-  MBarrierExpectTxOp::create(b, loc, armed.full, bytes);
+  expect(armed.full, bytes);
   return armed;
 }
 
@@ -79,7 +91,7 @@ void issueCopiesFor(OpBuilder &b, Location loc, const Body &body, ArrayRef<TmaCo
   for (Operation &op : block)
     if (slice.contains(&op))
       b.clone(op, map);
-  SmallVector<TmaCopy> moved;
+  SmallVector<TmaCopy, 2> moved;
   SmallVector<Value> stages, barriers;
   for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
     CopyOp copy = original;
@@ -126,11 +138,13 @@ struct ProducerLoop {
   Location loc;
   Operation *issuer = nullptr; // what runs on the elected thread
   ForOp serial;
-  SmallVector<TmaCopy> plans;
+  SmallVector<TmaCopy, 2> plans;
   // What the copies' coordinates are computed from in the body.
   llvm::SetVector<Operation *> slice;
   Value s, parity;     // this iteration's stage and phase parity
   Value readable;      // the barrier the body's reads of its tiles wait for
+  Value leader;        // the lane that arms and starts the TMA's copies, where
+                       // the whole warp runs the loop (body.laneGroups)
   Operation *wait = nullptr, *lastCopy = nullptr;
 
   ProducerLoop(PipelinedOp loop, const Body &body, const Ring &ring, const Share &share)
@@ -150,6 +164,13 @@ struct ProducerLoop {
       std::tie(std::ignore, lb, step) =
           ring.groupIterations(b, loc, loop, constant(b, loc, share.group), share.groups);
     if (loop->getParentOfType<PipelinedOp>()) {
+      serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+      issuer = serial;
+    } else if (body.laneGroups && share.issues) {
+      // Every lane copies rows; lane 0 arms the stages and starts the boxes.
+      Value lane = arith::RemUIOp::create(b, loc, ThreadIdOp::create(b, loc, Dim::x),
+                                          constant(b, loc, 32));
+      leader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, constant(b, loc, 0));
       serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
       issuer = serial;
     } else {
@@ -189,7 +210,7 @@ struct ProducerLoop {
   Armed arm(OpBuilder &b, Value st, Value ph) {
     Value flipped = arith::XOrIOp::create(b, loc, ph, constant(b, loc, 1));
     MBarrierWaitOp::create(b, loc, ring.barrier(b, loc, ring.empty, st), flipped);
-    return armStage(b, loc, body, ring, st);
+    return armStage(b, loc, body, ring, st, leader);
   }
 
   /// Iteration `at`'s copies, issued at `b`: its stage armed, the boxes
@@ -221,7 +242,7 @@ struct ProducerLoop {
   void issueInPlace(OpBuilder &head) {
     Armed armed = arm(head, s, parity);
     readable = armed.readable();
-    SmallVector<TmaCopy> group;
+    SmallVector<TmaCopy, 2> group;
     SmallVector<Value> stages, barriers;
     for (auto [i, original, plan] : llvm::enumerate(body.copies, plans)) {
       CopyOp copy = original;
@@ -231,7 +252,7 @@ struct ProducerLoop {
       barriers.push_back(armed.of(body, i));
       if (i + 1 < plans.size() && sameGatheredRows(plan, plans[i + 1]))
         continue;
-      emitTmaLoads(at, loc, group, stages, barriers);
+      emitTmaLoads(at, loc, group, stages, barriers, leader);
       group.clear();
       stages.clear();
       barriers.clear();
@@ -386,7 +407,7 @@ void sliceProducer(Region &region, const ProducerReads &reads, const ProducerKee
   SmallVector<Operation *> work;
   region.walk([&](Operation *op) {
     if ((llvm::isa<TmaLoadOp, MBarrierWaitOp, MBarrierExpectTxOp, MBarrierArriveOp, SetMaxNRegOp,
-                   FillAsyncOp>(op) &&
+                   FillAsyncOp, CpAsyncOp, CpAsyncArriveOp>(op) &&
          !guards.contains(op)) ||
         keeps.contains(op))
       work.push_back(op);

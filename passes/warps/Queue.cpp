@@ -263,7 +263,7 @@ LogicalResult buildQueueProducer(PipelinedOp loop, const Body &body, const Ring 
 
   // What each issue clones for the index it claims: the copies' plans and
   // what their coordinates are computed from in the body (set below).
-  SmallVector<TmaCopy> plans;
+  SmallVector<TmaCopy, 2> plans;
   llvm::SetVector<Operation *> slice;
   Value bodyItem;
   Block *bodyBlock = nullptr;

@@ -123,7 +123,10 @@ Value Ring::readable(OpBuilder &b, Location loc, Value s) const {
 Operation *Ring::waitLanded(OpBuilder &b, Location loc, Value s, Value parity) const {
   if (early)
     MBarrierWaitOp::create(b, loc, earlyBarrier(b, loc, s), parity);
-  return MBarrierWaitOp::create(b, loc, barrier(b, loc, full, s), parity);
+  Operation *wait = MBarrierWaitOp::create(b, loc, barrier(b, loc, full, s), parity);
+  if (!generic)
+    return wait;
+  return FenceProxyAsyncOp::create(b, loc);
 }
 
 Value tripCount32(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {

@@ -61,6 +61,12 @@ struct Body {
   /// Per copy (empty: none): whether it lands on the ring's early barrier
   /// (see Ring::early).
   SmallVector<bool, 0> early;
+  /// Groups of gathered copies whose rows go by cp.async (laneGroups()):
+  /// where there are any, each producer warp runs its loop on every lane,
+  /// its TMA copies and arms on one, and each group's lanes arrive on the
+  /// full barrier (counting 1 + 32 per group); the compute threads order
+  /// the stage's generic-proxy writes before their wgmmas (Ring::generic).
+  int64_t laneGroups = 0;
 
   bool isEarly(size_t copy) const { return !early.empty() && early[copy]; }
 };
@@ -95,6 +101,10 @@ struct Ring {
   /// The compute threads wait for both. The early barriers follow the full
   /// ones in `full`'s tile (stage s's at s + stages): no tile of its own.
   bool early = false;
+  /// Some of the stage's copies land through the generic proxy (cp.async):
+  /// whoever waits for a stage to land fences the async proxy after the
+  /// wait, before a wgmma reads the stage.
+  bool generic = false;
   Value runs;        // tile.local<i32>: iterations of earlier runs, mod 2 * stages
   bool runsVary = false; // the loop may run again (it is inside a loop)
   Value slots;       // a queue loop's: each stage's index (shared i32 x stages)
@@ -286,7 +296,10 @@ struct Armed {
 
 /// Arms stage s of `ring` for `body`'s copies (arrive.expect_tx on each of
 /// its barriers with the bytes that land on it).
-Armed armStage(OpBuilder &b, Location loc, const Body &body, const Ring &ring, Value s);
+/// (With `leader`, the whole warp runs this and the leader arms; the
+/// copies by lanes arrive on their own, their bytes not expected.)
+Armed armStage(OpBuilder &b, Location loc, const Body &body, const Ring &ring, Value s,
+               Value leader = {});
 
 /// The copies of `body` (planned as `plans` where they stand in `block`)
 /// for the iteration whose index is `at`, at `b`: what their coordinates

@@ -4,7 +4,9 @@
 // the launch, dkv filled with random values it must add to. Indices: valid,
 // -1, past S_kv, repeated within a query and across queries, rows of all
 // -1, K not a multiple of the tile; single and batched (B = 2, 3); 64
-// heads (DeepSeek-V4) and 32 (GLM-5: the kernel's 64-row tiles half zero).
+// heads (DeepSeek-V4) and 32 (GLM-5: the kernel's 64-row tiles half zero);
+// the kv rows gathered by one TMA box a row and by the producer warp's
+// lanes (cp_async=true).
 //
 // The reference takes p as the kernel does -- g * weights in f32, rounded
 // to bf16 -- and the scores in fp64. A score within f32 rounding of zero
@@ -15,8 +17,10 @@
 #include "GpuTest.h"
 #include "batched_indexer_bwd.h"
 #include "batched_indexer_bwd_h32.h"
+#include "batched_indexer_bwd_lanes.h"
 #include "indexer_bwd.h"
 #include "indexer_bwd_h32.h"
+#include "indexer_bwd_lanes.h"
 
 #include <array>
 #include <cmath>
@@ -34,6 +38,7 @@ struct Case {
   int64_t S, T, K, B;
   Picks picks;
   int64_t H = 64;
+  bool lanes = false; // the kernel built with cp_async=true (H = 64)
 };
 
 std::string describe(const Case &c) {
@@ -41,7 +46,8 @@ std::string describe(const Case &c) {
          " K=" + std::to_string(c.K) + " B=" + std::to_string(c.B) +
          (c.picks == Picks::random     ? " random indices"
           : c.picks == Picks::repeated ? " few distinct indices"
-                                       : " all -1");
+                                       : " all -1") +
+         (c.lanes ? " cp_async=true" : "");
 }
 
 void check(const Case &c) {
@@ -121,9 +127,12 @@ void check(const Case &c) {
   DeviceBuffer<int32_t> dIdx(idx);
   dDq.fillWords(kPoison);
   dDw.fillWords(kPoison);
-  auto single = H == 64 ? minitile::kernels::indexer_bwd : minitile::kernels::indexer_bwd_h32;
-  auto batched = H == 64 ? minitile::kernels::batched_indexer_bwd
-                         : minitile::kernels::batched_indexer_bwd_h32;
+  auto single = c.lanes ? minitile::kernels::indexer_bwd_lanes
+                 : H == 64 ? minitile::kernels::indexer_bwd
+                           : minitile::kernels::indexer_bwd_h32;
+  auto batched = c.lanes ? minitile::kernels::batched_indexer_bwd_lanes
+                 : H == 64 ? minitile::kernels::batched_indexer_bwd
+                           : minitile::kernels::batched_indexer_bwd_h32;
   if (B == 1)
     single(S, T, K, dQ.get(), dKv.get(), dW.get(), dIdx.get(), dG.get(), dDq.get(), dDw.get(),
            dDkv.get(), nullptr);
@@ -181,4 +190,14 @@ TEST(IndexerBwd, ThirtyTwoHeads) {
   check({13, 4000, 2048, 1, Picks::random, 32});
   check({90, 600, 130, 1, Picks::repeated, 32});
   check({33, 700, 200, 2, Picks::random, 32});
+}
+
+// The rows by 16-byte cp.async of the producer warp's lanes: every row and
+// column of each tile, rows of none, past S_kv and repeated, and batches.
+TEST(IndexerBwd, GatheredByLanes) {
+  check({300, 1000, 128, 1, Picks::random, 64, true});
+  check({9, 5000, 1024, 1, Picks::random, 64, true});
+  check({200, 64, 192, 1, Picks::repeated, 64, true});
+  check({50, 500, 70, 1, Picks::allNone, 64, true});
+  check({129, 700, 130, 2, Picks::random, 64, true});
 }

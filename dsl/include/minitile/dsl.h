@@ -663,8 +663,16 @@ void copy(const Tensor &src, std::vector<Arg> origin, const Shared &dst,
 /// a pipelined() loop the producer issues it, on the TMA one box per row.
 /// Sparse attention and the indexer's backward gather the kv rows a top-k
 /// selected this way: gather(kv, {0, 0}, idx, {s, j0}, kvTile).
+///
+/// `by` picks how a pipelined loop's producer moves the rows: GatherBy::tma,
+/// one TMA box a row (per 128-byte panel of a swizzled tile) from one
+/// thread, or GatherBy::cpAsync, 16-byte cp.async pieces from every lane of
+/// the producer warp, 32 at a time (the copies of a loop that holds or is
+/// inside another pipelined loop, or a queue's, take the TMA; elsewhere,
+/// outside a pipelined loop, the copy is the TMA's either way).
+enum class GatherBy { tma, cpAsync };
 void gather(const Tensor &src, std::vector<Arg> origin, const Tensor &rows,
-            std::vector<Arg> rowsOrigin, const Shared &dst,
+            std::vector<Arg> rowsOrigin, const Shared &dst, GatherBy by = GatherBy::tma,
             SourceLoc loc = SourceLoc::current());
 
 //===----------------------------------------------------------------------===//

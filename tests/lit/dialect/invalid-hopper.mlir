@@ -272,3 +272,33 @@ tile.kernel @k(%v: i32) attributes {block = array<i32: 32, 1, 1>} {
   hopper.stmatrix %v into %t[%c0, %c0] : !tile.shared<16x12xbf16>
   tile.return
 }
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<bf16>, %n: index, %bytes: i32) attributes {block = array<i32: 128, 1, 1>} {
+  %v = tile.view %p sizes(%n, %n) strides(%n) : !tile.ptr<bf16> -> !tile.tensor<?x?xbf16>
+  %s = tile.shared_view %n : !tile.shared<64x64xbf16>
+  // expected-error@+1 {{'hopper.cp_async' op indexes a rank-2 tensor with 1 indices}}
+  hopper.cp_async %v[%n] to %s[%n] bytes %bytes : !tile.tensor<?x?xbf16>, !tile.shared<64x64xbf16>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index, %bytes: i32) attributes {block = array<i32: 128, 1, 1>} {
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+  %s = tile.shared_view %n : !tile.shared<64x64xbf16>
+  // expected-error@+1 {{'hopper.cp_async' op copies 'f32' into a tile of 'bf16'}}
+  hopper.cp_async %v[%n] to %s[%n] bytes %bytes : !tile.tensor<?xf32>, !tile.shared<64x64xbf16>
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%p: !tile.ptr<f32>, %n: index, %bytes: i32) attributes {block = array<i32: 128, 1, 1>} {
+  %v = tile.view %p sizes(%n) strides() : !tile.ptr<f32> -> !tile.tensor<?xf32>
+  %s = tile.shared_view %n : !tile.shared<2xf32>
+  // expected-error@+1 {{'hopper.cp_async' op copies 16 bytes into a tile of 8}}
+  hopper.cp_async %v[%n] to %s[%n] bytes %bytes : !tile.tensor<?xf32>, !tile.shared<2xf32>
+  tile.return
+}

@@ -95,6 +95,18 @@ tile.kernel @k() attributes {block = array<i32: 32, 1, 1>} {
 
 // -----
 
+// Rows by cp.async belong to a gathered copy.
+tile.kernel @k(%p: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %v = tile.view %p sizes(%n) strides(%n) : !tile.ptr<bf16> -> !tile.tensor<?x64xbf16>
+  %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  // expected-error@+1 {{'tile.cp_async' is a unit attribute of a gathered tile.copy}}
+  tile.copy %v[%c0, %c0] to %t box [64, 64] {tile.cp_async} : !tile.tensor<?x64xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+  tile.return
+}
+
+// -----
+
 // A fragment is a ranked tensor, of at least one dimension, of integers or
 // floats: every tensor value in a kernel's body is held to it.
 tile.kernel @k(%u: tensor<*xf32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {

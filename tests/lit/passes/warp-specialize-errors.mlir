@@ -474,3 +474,27 @@ tile.kernel @k(%kv: !tile.ptr<bf16> {tile.name = "kv"}, %n: index {tile.name = "
   }
   tile.return
 }
+
+// -----
+
+// Rows by cp.async take a producer warp running the loop on every lane: not
+// yet a loop inside another pipelined loop.
+tile.kernel @k(%kv: !tile.ptr<bf16>, %idx: !tile.ptr<i32>, %n: index, %k: index) attributes {block = array<i32: 128, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %v = tile.view %kv sizes(%n) strides(%c128) : !tile.ptr<bf16> -> !tile.tensor<?x128xbf16>
+  %i = tile.view %idx sizes(%n, %k) strides(%k) : !tile.ptr<i32> -> !tile.tensor<?x?xi32>
+  tile.pipelined %s = %c0 to %n step %c1 stages 2 {
+    %q = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+    tile.copy %v[%s, %c0] to %q box [64, 64] : !tile.tensor<?x128xbf16>, !tile.shared<64x64xbf16, swizzle = 128>
+    tile.pipelined %j = %c0 to %k step %c64 stages 2 {
+      %t = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+      // expected-error@+1 {{'tile.copy' op gathers its rows by cp.async in a pipelined loop that is inside a pipelined loop; the TMA's one box a row serves there (GatherBy::tma)}}
+      tile.copy %v[%c0, %c0] to %t box [64, 64] rows %i[%s, %j] {tile.cp_async} : !tile.tensor<?x128xbf16>, !tile.shared<64x64xbf16, swizzle = 128>, !tile.tensor<?x?xi32>
+      %a = tile.gemm %q, %t {transpose_b} : !tile.shared<64x64xbf16, swizzle = 128>, !tile.shared<64x64xbf16, swizzle = 128> -> tensor<64x64xf32>
+    }
+  }
+  tile.return
+}
