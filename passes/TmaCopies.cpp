@@ -475,29 +475,50 @@ struct IndexMath {
 };
 } // namespace
 
-/// The byte of a [rows, columns] tile where 16-byte piece `piece` of row `r`
-/// lands: rows of `rowBytes`, or -- swizzled by `swizzle` bytes -- panels of
+/// Where 16-byte piece `piece` of a tile's row lands, in two parts: what
+/// the piece alone gives (`at`) and what its row adds (`of(r)`). Rows of
+/// `rowBytes`, or -- swizzled by `swizzle` bytes -- panels of
 /// `swizzle`-byte rows `panelBytes` apart, each 16-byte piece of a row
 /// exchanged with the one its row's low bits name (the TMA's and wgmma's
 /// layout: byte bits [4, 7) xor bits [7, 10), for 128 bytes).
-static Value pieceOffset(IndexMath &m, Value r, Value piece, int64_t rowBytes, int64_t swizzle,
-                         int64_t panelBytes) {
-  if (!swizzle)
-    return m.add(m.mul(r, rowBytes), m.mul(piece, 16));
-  int64_t perPanel = swizzle / 16;
-  Value o = m.add(m.add(m.mul(m.div(piece, perPanel), panelBytes), m.mul(r, swizzle)),
-                  m.mul(m.rem(piece, perPanel), 16));
-  Value bits = m.mul(m.rem(m.div(o, 128), perPanel), 16);
-  return arith::XOrIOp::create(m.b, m.loc, o, bits);
-}
+namespace {
+struct PieceOffset {
+  int64_t rowBytes, swizzle;
+  Value at, inPanel; // inPanel: the piece within its panel (swizzled)
+
+  PieceOffset(IndexMath &m, Value piece, int64_t rowBytes, int64_t swizzle, int64_t panelBytes)
+      : rowBytes(rowBytes), swizzle(swizzle) {
+    if (!swizzle) {
+      at = m.mul(piece, 16);
+      return;
+    }
+    int64_t perPanel = swizzle / 16;
+    at = m.mul(m.div(piece, perPanel), panelBytes);
+    inPanel = m.rem(piece, perPanel);
+  }
+
+  Value of(IndexMath &m, Value r) const {
+    if (!swizzle)
+      return m.add(at, m.mul(r, rowBytes));
+    // The row's bits [7, 10) of the byte: r * swizzle / 128, mod the pieces
+    // of a panel's row.
+    Value bits = m.rem(m.div(m.mul(r, swizzle), 128), swizzle / 16);
+    Value piece = arith::XOrIOp::create(m.b, m.loc, inPanel, bits);
+    return m.add(m.add(at, m.mul(r, swizzle)), m.mul(piece, 16));
+  }
+};
+} // namespace
 
 /// Gathered copies `plans` (the same rows) into `dests` by every lane of the
 /// warp: lane l reads the indices of rows l, l + 32, ... once; each copy's
 /// 16-byte pieces go out 32 at a time in row order (consecutive lanes,
 /// consecutive bytes of a row), a loop over each 32 rows' pieces, each lane
-/// taking its row's index from the lane that read it. A piece of a row
-/// without one, or outside the source, is zeros (partly, at the source's
-/// last column). Then every lane arrives on `barrier` once its pieces land.
+/// taking its row's index from the lane that read it. Where a row's pieces
+/// divide 32, a lane's piece of a row (its column, the bytes it reads there
+/// and where they land in the row) is the same at every step: computed
+/// once. A piece of a row without one, or outside the source, is zeros
+/// (partly, at the source's last column). Then every lane arrives on
+/// `barrier` once its pieces land.
 static void emitLaneGather(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans,
                            ValueRange dests, Value barrier) {
   IndexMath m{b, loc};
@@ -509,11 +530,25 @@ static void emitLaneGather(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans,
   SmallVector<Value> held;
   for (int64_t k = 0; k * 32 < g.count; ++k)
     held.push_back(rowIndexOrNone(b, loc, g.rows, g.at, m.add(lane, m.c(32 * k)), i32));
+  Value zero32 = arith::ConstantIntOp::create(b, loc, i32, 0);
   for (auto [plan, dest] : llvm::zip(plans, dests)) {
     auto type = llvm::cast<SharedType>(dest.getType());
     int64_t e = elementBytes(type.getElementType());
     int64_t rowBytes = type.getShape().back() * e, pieces = rowBytes / 16;
     Value sourceRows = viewSize(b, plan.source, 0), sourceColumns = viewSize(b, plan.source, 1);
+    // A piece's column and the bytes of it the source holds (0 to 16).
+    auto columnOf = [&](IndexMath &n, Value piece) {
+      Value column = n.add(plan.origin[1], n.mul(piece, 16 / e));
+      return std::make_pair(column, n.clamp(n.mul(n.sub(sourceColumns, column), e), 0, 16));
+    };
+    // Each lane's piece where a row's pieces divide 32.
+    bool fixed = 32 % pieces == 0;
+    Value fixedPiece = fixed ? m.rem(lane, pieces) : Value();
+    auto [fixedColumn, fixedBytes] = fixed ? columnOf(m, fixedPiece) : std::pair<Value, Value>();
+    std::optional<PieceOffset> fixedOffset;
+    if (fixed)
+      fixedOffset.emplace(m, fixedPiece, rowBytes, type.getSwizzle(), plan.panelBytes);
+    Value rowInStep = fixed ? m.div(lane, pieces) : Value();
     // Rows [32 k, 32 k + 32): their pieces start at a multiple of 32, so
     // each step's rows are among them, their indices in held[k].
     for (auto [k, indices] : llvm::enumerate(held)) {
@@ -522,29 +557,36 @@ static void emitLaneGather(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans,
       auto steps = ForOp::create(b, loc, m.c(0), m.c((count + 31) / 32), m.c(1));
       OpBuilder in(steps.getBody().front().getTerminator());
       IndexMath n{in, loc};
-      Value p = n.add(n.add(n.mul(steps.getInductionVar(), 32), n.c(first)), lane);
+      Value step = steps.getInductionVar();
+      Value p = n.add(n.add(n.mul(step, 32), n.c(first)), lane);
       if (count % 32) {
         auto inside = IfOp::create(in, loc, TypeRange(), n.lt(p, n.c(first + count)));
         OpBuilder then = OpBuilder::atBlockEnd(&inside.getThenRegion().emplaceBlock());
         in.setInsertionPoint(YieldOp::create(then, loc));
       }
-      Value r = n.div(p, pieces), piece = n.rem(p, pieces);
+      Value r, column, bytes, offset;
+      if (fixed) {
+        r = n.add(n.add(n.mul(step, 32 / pieces), n.c(32 * int64_t(k))), rowInStep);
+        column = fixedColumn;
+        bytes = fixedBytes;
+        offset = fixedOffset->of(n, r);
+      } else {
+        r = n.div(p, pieces);
+        Value piece = n.rem(p, pieces);
+        std::tie(column, bytes) = columnOf(n, piece);
+        offset = PieceOffset(n, piece, rowBytes, type.getSwizzle(), plan.panelBytes).of(n, r);
+      }
       Value from = arith::IndexCastOp::create(in, loc, i32, n.rem(r, 32));
       Value index = ShuffleIdxOp::create(in, loc, i32, indices, from);
       Value row = n.add(g.base, arith::IndexCastOp::create(in, loc, in.getIndexType(), index));
-      Value column = n.add(plan.origin[1], n.mul(piece, 16 / e));
       Value valid = arith::AndIOp::create(
-          in, loc,
-          arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sge, index,
-                                arith::ConstantIntOp::create(in, loc, i32, 0)),
+          in, loc, arith::CmpIOp::create(in, loc, arith::CmpIPredicate::sge, index, zero32),
           n.lt(row, sourceRows));
-      Value bytes =
-          n.select(valid, n.clamp(n.mul(n.sub(sourceColumns, column), e), 0, 16), n.c(0));
+      bytes = n.select(valid, bytes, n.c(0));
       Value some = n.lt(n.c(0), bytes);
       CpAsyncOp::create(in, loc, plan.source,
                         ValueRange{n.select(some, row, n.c(0)), n.select(some, column, n.c(0))},
-                        dest, pieceOffset(n, r, piece, rowBytes, type.getSwizzle(), plan.panelBytes),
-                        arith::IndexCastOp::create(in, loc, i32, bytes));
+                        dest, offset, arith::IndexCastOp::create(in, loc, i32, bytes));
     }
   }
   CpAsyncArriveOp::create(b, loc, barrier);
