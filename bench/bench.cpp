@@ -83,6 +83,7 @@
 #include "indexer_fwd_d256_pers.h"
 #include "batched_indexer_fwd.h"
 #include "batched_indexer_fwd_pick.h"
+#include "batched_indexer_fwd_bmajor.h"
 #include "indexer_fwd_wg2.h"
 #include "make_causal_cu_seqlens.h"
 #include "softmax_32k.h"
@@ -567,7 +568,10 @@ void benchBatched(int64_t S, int64_t B) {
   } pairs[] = {{"batched_indexer_fwd (as shipped)", "indexer_fwd (as shipped)",
                 minitile::kernels::batched_indexer_fwd, minitile::kernels::indexer_fwd},
                {"batched, the single pick", "indexer_fwd tuned",
-                minitile::kernels::batched_indexer_fwd_pick, minitile::kernels::indexer_fwd_tuned}};
+                minitile::kernels::batched_indexer_fwd_pick, minitile::kernels::indexer_fwd_tuned},
+               {"batched, batch-major items", "indexer_fwd tuned",
+                minitile::kernels::batched_indexer_fwd_bmajor,
+                minitile::kernels::indexer_fwd_tuned}};
   for (auto &v : pairs) {
     std::vector<double> singles, batcheds;
     for (int round = 0; round < 5; ++round) {

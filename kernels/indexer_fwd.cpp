@@ -109,6 +109,12 @@ template <bool Batched> struct IndexerFwd : Generator {
                             "across the item (16 a thread a query: what lets queries=4 with "
                             "split and overlap fit two groups' registers; more instructions)"};
 
+  Param<bool> batchMajor{"batch_major", false,
+                         "batched and persistent: the items batch by batch (each batch's "
+                         "query blocks in the kernel's order, as B launches of the single "
+                         "kernel take them, without the launches' gaps), rather than each "
+                         "query block's B batches one after another"};
+
   Param<int> producerRegisters{"producer_registers", 0, {0, 24, 32, 40, 48, 56, 64},
                                "registers each producer warp keeps (setmaxnreg; 0: the "
                                "compiler's, 40); the compute warpgroups get what that leaves: "
@@ -135,6 +141,10 @@ template <bool Batched> struct IndexerFwd : Generator {
       throw Error(SourceLoc::current(),
                   "dynamic=true hands a persistent kernel's query blocks out at run time: "
                   "give persistent=true too");
+    if (bool(batchMajor) && !(Batched && bool(persistent)))
+      throw Error(SourceLoc::current(),
+                  "batch_major=true orders a persistent batched kernel's items: it takes "
+                  "batched_indexer_fwd with persistent=true");
     if (bool(dynamic) && bool(zigzag))
       throw Error(SourceLoc::current(),
                   "dynamic=true and zigzag=true do not go together: zigzag deals the query "
@@ -333,10 +343,16 @@ template <bool Batched> struct IndexerFwd : Generator {
 
     Value blocks = ceildiv(S, BQ);
     if (persistent) {
-      // Item i: query block i / B of batch i % B. The producer fetches the
-      // next item's query tile while this one's KV tiles are computed.
+      // Item i: query block i / B of batch i % B (batch-major: block i %
+      // blocks of batch i / blocks). The producer fetches the next item's
+      // query tile while this one's KV tiles are computed.
       k.persistent(Batched ? blocks * B : blocks, [&](Value item) {
-        work(Batched ? item / B : item, Batched ? item % B : Value());
+        if (!Batched)
+          work(item, Value());
+        else if (batchMajor)
+          work(item % blocks, item / blocks);
+        else
+          work(item / B, item % B);
       }, {.blocksPerSM = nBlocks,
           .order = zigzag      ? WorkOrder::zigzag
                    : lastFirst ? WorkOrder::lastFirst
