@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tune runners for every shipped kernel's table (kernels/tuned/KERNEL.DEVICE.txt):
 #   OUT/indexer        indexer_fwd: bench/retune-indexer.sh's space and shapes
-#   OUT/batched        batched_indexer_fwd: the same space, B = 2 and 8 at
-#                      S = 4096 and 16384 (ratio 4), spilling points kept:
+#   OUT/batched        batched_indexer_fwd: the same space (the items in
+#                      either order, batch_major, for producer_registers),
+#                      B = 2 and 8 at S = 4096 and 16384 (ratio 4), spilling points kept:
 #                      the batch index costs the four-query kernels 32 bytes
 #                      of spills a thread, and the runner decides
 #   OUT/topk           topk, full rows: threads x registers a thread, on the
@@ -34,7 +35,7 @@ want batched && \
 "$mt" tune batched_indexer_fwd -p heads=64 -p dim=128 -p persistent=true \
   -p dynamic=true -p last_first=true -p item_buffers=2 -p split=true \
   --space queries=2,4 --space split_queries=1,2 --space warpgroups=2,3 --space stages=4,6 \
-  --space producer_registers=0,24 \
+  --space batch_major=false,true \
   --shape B=2,S=4096,S_kv=1024 --shape B=8,S=4096,S_kv=1024 \
   --shape B=2,S=16384,S_kv=4096 --shape B=8,S=16384,S_kv=4096 \
   "${causal[@]}" --init q=normal:0,1 --init kv=normal:0,1 --allow-spills -o "$out/batched"
