@@ -12,6 +12,12 @@
 // all issued before the first query's epilogue, which then runs under the
 // next query's gemm. batched_indexer_fwd adds a batch index to every tensor.
 //
+// The math is apart from its schedule: itemLogits() is the formula for one work
+// item (a block of queries); Schedule checks the parameters and derives from
+// them and the target how the math runs (the parts, the warpgroups, the
+// stages that fit, the loops' options); the rest brings each item's query
+// tiles, bounds and weights to the math, and the items to the blocks.
+//
 //===----------------------------------------------------------------------===//
 #include "minitile/dsl.h"
 
@@ -121,54 +127,189 @@ template <bool Batched> struct IndexerFwd : Generator {
                                "24 gives two groups 240 instead of 232, for kernels whose "
                                "compute threads spill at 232"};
 
+  // The schedule, the kernel's arguments, and one work item as the math
+  // reads it (below).
+  struct Schedule;
+  struct Args;
+  struct Item;
+
   void generate(Kernel &k) override {
-    const int H = heads, D = dim, BQ = queries ? int(queries) : std::max(1, 128 / H),
-              N = BQ * H, BK = 64;
-    if (bool(reloadWeights) && !bool(persistent))
-      throw Error(SourceLoc::current(),
-                  "reload_weights=true reads the weights from the shared tile a persistent "
-                  "kernel keeps each item's in: give persistent=true too");
-    if (bool(reloadWeights) && bool(continuous))
-      throw Error(SourceLoc::current(),
-                  "reload_weights=true and continuous=true do not go together: a continuous "
-                  "stream crosses items mid-round and switches the weights it holds in "
-                  "registers there; choose one");
-    if (bool(continuous) && !bool(persistent))
-      throw Error(SourceLoc::current(),
-                  "continuous=true runs a persistent kernel's KV tiles as one stream across "
-                  "its items: give persistent=true too");
-    if (bool(dynamic) && !bool(persistent))
-      throw Error(SourceLoc::current(),
-                  "dynamic=true hands a persistent kernel's query blocks out at run time: "
-                  "give persistent=true too");
-    if (bool(batchMajor) && !(Batched && bool(persistent)))
-      throw Error(SourceLoc::current(),
-                  "batch_major=true orders a persistent batched kernel's items: it takes "
-                  "batched_indexer_fwd with persistent=true");
-    if (bool(dynamic) && bool(zigzag))
-      throw Error(SourceLoc::current(),
-                  "dynamic=true and zigzag=true do not go together: zigzag deals the query "
-                  "blocks out in advance; take dynamic with last_first");
-    if (int(splitQueries) > 1 && !bool(split))
-      throw Error(SourceLoc::current(),
-                  "split_queries=" + std::to_string(int(splitQueries)) +
-                      " sizes the parts of a split tile: give split=true too");
-    if (bool(split) && BQ % int(splitQueries) != 0)
-      throw Error(SourceLoc::current(),
-                  "split_queries=" + std::to_string(int(splitQueries)) + " does not divide the " +
-                      std::to_string(BQ) + " queries of a block (queries=" +
-                      std::to_string(BQ) + ")");
+    const Schedule sched(*this, k.target());
+    const Args args = declareArgs(k, sched);
+    launchShape(k, sched);
+    forEachItem(k, sched, args, [&](Value qb, Value b) {
+      const Item it = item(k, sched, args, qb, b);
+      itemLogits(k, sched, args, it);
+    });
+  }
+
+  // The math: the formula at the top for one item's BQ queries. Each KV
+  // tile (BK rows of the union of their windows) times each part's query
+  // tile, one gemm a part ([BK, NP]); relu, the head weights and the sum
+  // over the heads ([BK, QP]); each logit stored where its KV row is in its
+  // query's window, -inf elsewhere (without clean, nothing there). Then
+  // -inf in the rows outside the tiles.
+  void itemLogits(Kernel &k, const Schedule &sched, const Args &args, const Item &it) const {
+    const int H = sched.H, D = sched.D, BQ = sched.BQ, BK = sched.BK, P = sched.P,
+              QP = sched.QP;
+    k.pipelined(0, it.tiles, [&](Value i) {
+      Value t0 = it.start + i * BK;
+      Shared kt = k.shared(DType::bf16, {BK, D});
+      copy(it.kv, {t0, 0}, kt);
+      std::vector<Value> s;
+      for (int p = 0; p < P; ++p)
+        s.push_back(gemm(kt, it.qs[p], /*transposeB=*/true));                     // [BK, NP]
+      Value t; // the tile's rows, made once (after the first part's head sum)
+      for (int p = 0; p < P; ++p) {
+        Value w = headWeights(sched, it, p);
+        Value logit = reduceSum(reshape(max(s[p], 0.0) * w, {BK, QP, H}), 2); // [BK, QP]
+        if (!t.valid())
+          t = cast(t0, DType::i32) + iota({BK, QP}, 0);
+        Value inWindow = t >= it.wks[p] && t < it.wke[p];
+        if (clean)
+          storeTile(it.out, {sched.partAt(it.q0, p), t0},
+                    transpose(select(inWindow, logit, negInf()), {1, 0}));
+        else
+          storeTile(it.out, {sched.partAt(it.q0, p), t0}, transpose(logit, {1, 0}),
+                    transpose(inWindow, {1, 0}));
+      }
+    }, sched.kvLoop);
+
+    // Everything outside the tiles the loop wrote.
+    if (clean) {
+      Value end = min(it.start + it.tiles * BK, args.T);
+      k.serial(0, BQ, [&](Value r) {
+        k.if_(it.q0 + r < args.S, [&] {
+          auto negInfs = [&](Value lo, Value hi) {
+            if (sched.asyncFill)
+              fillAsync(it.out[it.q0 + r], lo, hi, negInf());
+            else
+              fill(it.out[it.q0 + r], lo, hi, negInf());
+          };
+          negInfs(constant(0, DType::index), it.start);
+          negInfs(end, args.T);
+        });
+      });
+    }
+  }
+
+  // Part p's head weights as the factor of its gemm's [BK, NP]: held in
+  // registers across the item, or (reload_weights) read from the item's
+  // shared tile again.
+  Value headWeights(const Schedule &sched, const Item &it, int p) const {
+    return bool(reloadWeights)
+               ? partWeights(sched, loadTile(*it.weightTile, {p * sched.QP, 0},
+                                             {sched.QP, sched.H}))
+               : it.weights[p];
+  }
+
+  // A part's weights [QP, H] as the factor of its gemm's [BK, NP].
+  static Value partWeights(const Schedule &sched, Value w) {
+    return broadcast(reshape(w, {sched.NP}), {sched.BK, sched.NP}, {1});
+  }
+
+  // The schedule: the parameters, checked for combinations that do not go
+  // together, and what they and the target make of the math's shape -- the
+  // queries a block takes and their parts, the compute warpgroups, the KV
+  // stages that fit in shared memory, how the -inf fill goes out, and the
+  // options of the KV loop and of the persistent walk over the items.
+  struct Schedule {
+    // H heads of D; BQ queries a block, N = BQ * H (query, head) columns;
+    // KV tiles of BK rows.
+    int H, D, BQ, N, BK = 64;
     // The queries in P parts of QP (split: split_queries a part, else one
     // part), each its own shared tile of QP * H rows and its own gemm.
-    const int P = split ? BQ / int(splitQueries) : 1, QP = BQ / P, NP = QP * H;
-    if (bool(cooperative) && !bool(split))
-      throw Error(SourceLoc::current(),
-                  "cooperative=true deals a split tile's parts out to the warpgroups: give "
-                  "split=true too");
-    if (N > 256)
-      throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
-                                            std::to_string(H) + " makes " + std::to_string(N) +
-                                            " columns; a gemm takes at most 256");
+    int P = 1, QP = 1, NP = 1;
+    int G = 1;              // compute warpgroups
+    int blocksPerSM = 1;    // blocks a multiprocessor holds
+    int stages = 1;         // KV tiles in flight
+    bool asyncFill = false; // the -inf fill by the producer's bulk copies
+    PipelinedOptions kvLoop;
+    PersistentOptions items;
+
+    Schedule(const IndexerFwd &g, const Target &target)
+        : H(g.heads), D(g.dim), BQ(g.queries ? int(g.queries) : std::max(1, 128 / H)),
+          N(BQ * H) {
+      checkParameters(g); // (first: split_queries then divides BQ)
+      P = g.split ? BQ / int(g.splitQueries) : 1;
+      QP = BQ / P;
+      NP = QP * H;
+      G = g.groups ? int(g.groups) : (H >= 32 && N <= 128 ? 3 : 2);
+      checkShape(g);
+      blocksPerSM = g.blocksPerSM;
+      fitSharedMemory(g, target);
+      kvLoop = {.stages = stages, .groups = G, .overlap = g.overlap,
+                .continuous = bool(g.persistent) && bool(g.continuous),
+                .cooperative = g.cooperative};
+      items = {.blocksPerSM = blocksPerSM,
+               .order = g.zigzag      ? WorkOrder::zigzag
+                        : g.lastFirst ? WorkOrder::lastFirst
+                                      : WorkOrder::linear,
+               .prefetch = true,
+               .itemBuffers = g.itemBuffers,
+               .dynamic = g.dynamic};
+    }
+
+    // Part p's first query (as q0 or `at` plus p * QP).
+    Value partAt(Value first, int p) const { return p ? first + p * QP : first; }
+
+    // The parameters that do not go together.
+    void checkParameters(const IndexerFwd &g) const {
+      if (bool(g.reloadWeights) && !bool(g.persistent))
+        throw Error(SourceLoc::current(),
+                    "reload_weights=true reads the weights from the shared tile a persistent "
+                    "kernel keeps each item's in: give persistent=true too");
+      if (bool(g.reloadWeights) && bool(g.continuous))
+        throw Error(SourceLoc::current(),
+                    "reload_weights=true and continuous=true do not go together: a continuous "
+                    "stream crosses items mid-round and switches the weights it holds in "
+                    "registers there; choose one");
+      if (bool(g.continuous) && !bool(g.persistent))
+        throw Error(SourceLoc::current(),
+                    "continuous=true runs a persistent kernel's KV tiles as one stream across "
+                    "its items: give persistent=true too");
+      if (bool(g.dynamic) && !bool(g.persistent))
+        throw Error(SourceLoc::current(),
+                    "dynamic=true hands a persistent kernel's query blocks out at run time: "
+                    "give persistent=true too");
+      if (bool(g.batchMajor) && !(Batched && bool(g.persistent)))
+        throw Error(SourceLoc::current(),
+                    "batch_major=true orders a persistent batched kernel's items: it takes "
+                    "batched_indexer_fwd with persistent=true");
+      if (bool(g.dynamic) && bool(g.zigzag))
+        throw Error(SourceLoc::current(),
+                    "dynamic=true and zigzag=true do not go together: zigzag deals the query "
+                    "blocks out in advance; take dynamic with last_first");
+      if (int(g.splitQueries) > 1 && !bool(g.split))
+        throw Error(SourceLoc::current(),
+                    "split_queries=" + std::to_string(int(g.splitQueries)) +
+                        " sizes the parts of a split tile: give split=true too");
+      if (bool(g.split) && BQ % int(g.splitQueries) != 0)
+        throw Error(SourceLoc::current(),
+                    "split_queries=" + std::to_string(int(g.splitQueries)) +
+                        " does not divide the " + std::to_string(BQ) +
+                        " queries of a block (queries=" + std::to_string(BQ) + ")");
+      if (bool(g.cooperative) && !bool(g.split))
+        throw Error(SourceLoc::current(),
+                    "cooperative=true deals a split tile's parts out to the warpgroups: give "
+                    "split=true too");
+    }
+
+    // The gemm's columns, and a cooperative loop's parts a group.
+    void checkShape(const IndexerFwd &g) const {
+      if (N > 256)
+        throw Error(SourceLoc::current(), "queries=" + std::to_string(BQ) + " with heads=" +
+                                              std::to_string(H) + " makes " +
+                                              std::to_string(N) +
+                                              " columns; a gemm takes at most 256");
+      if (bool(g.cooperative) && P % G)
+        throw Error(SourceLoc::current(),
+                    "cooperative=true deals the " + std::to_string(P) +
+                        " parts of a split tile out to " + std::to_string(G) +
+                        " warpgroups: make the parts (queries / split_queries) a multiple of "
+                        "the warpgroups");
+    }
+
     // Stages: a multiple of G (each stage then feeds one warpgroup), as many
     // as asked for and the target's shared memory holds beside the query tile
     // (keeping 8 KiB for barriers and the passes' scratch). The -inf outside
@@ -177,30 +318,37 @@ template <bool Batched> struct IndexerFwd : Generator {
     // (A persistent kernel holds item_buffers of each item's tiles, this
     // item's and the next ones': queries, weights and bounds, the small ones
     // 128-byte aligned.)
-    auto align = [](int64_t bytes) { return (bytes + 127) / 128 * 128; };
-    const int64_t tileBytes = int64_t(BK) * D * 2,
-                  itemBytes = int64_t(N) * D * 2 + align(int64_t(N) * 4) +
-                              2 * align(int64_t(std::max(BQ, 4)) * 4),
-                  queryBytes = persistent ? itemBuffers * itemBytes : int64_t(N) * D * 2;
-    // (With blocks_per_sm blocks on a multiprocessor, each takes its share
-    // of its shared memory.)
-    const int nBlocks = blocksPerSM;
-    const int64_t perBlock = k.target().sharedMemoryPerBlockAt(nBlocks);
-    const int64_t budget = perBlock - 8 * 1024;
-    auto fits = [&](int st) { return queryBytes + st * tileBytes <= budget; };
-    const int G = groups ? int(groups) : (H >= 32 && N <= 128 ? 3 : 2);
-    // (A cooperative loop's stages feed every group: any number.)
-    const int unit = cooperative ? 1 : G;
-    int st = (int(stages) + unit - 1) / unit * unit;
-    while (st > unit && !fits(st))
-      st -= unit;
-    if (bool(cooperative) && P % G)
-      throw Error(SourceLoc::current(),
-                  "cooperative=true deals the " + std::to_string(P) +
-                      " parts of a split tile out to " + std::to_string(G) +
-                      " warpgroups: make the parts (queries / split_queries) a multiple of "
-                      "the warpgroups");
-    const bool asyncFill = queryBytes + st * tileBytes + kFillAsyncSharedBytes <= budget;
+    void fitSharedMemory(const IndexerFwd &g, const Target &target) {
+      auto align = [](int64_t bytes) { return (bytes + 127) / 128 * 128; };
+      const int64_t tileBytes = int64_t(BK) * D * 2,
+                    itemBytes = int64_t(N) * D * 2 + align(int64_t(N) * 4) +
+                                2 * align(int64_t(std::max(BQ, 4)) * 4),
+                    queryBytes =
+                        g.persistent ? g.itemBuffers * itemBytes : int64_t(N) * D * 2;
+      // (With blocks_per_sm blocks on a multiprocessor, each takes its share
+      // of its shared memory.)
+      const int64_t perBlock = target.sharedMemoryPerBlockAt(blocksPerSM);
+      const int64_t budget = perBlock - 8 * 1024;
+      auto fits = [&](int st) { return queryBytes + st * tileBytes <= budget; };
+      // (A cooperative loop's stages feed every group: any number.)
+      const int unit = g.cooperative ? 1 : G;
+      int st = (int(g.stages) + unit - 1) / unit * unit;
+      while (st > unit && !fits(st))
+        st -= unit;
+      stages = st;
+      asyncFill = queryBytes + st * tileBytes + kFillAsyncSharedBytes <= budget;
+    }
+  };
+
+  // The kernel's sizes and tensors (batched: a batch index in each tensor
+  // but the bounds).
+  struct Args {
+    Value S, T, B;
+    Tensor q, kv, w, ks, ke, logits;
+  };
+
+  Args declareArgs(Kernel &k, const Schedule &sched) const {
+    const int H = sched.H, D = sched.D;
     Value S = k.size("S"), T = k.size("S_kv");
     Value B = Batched ? k.size("B") : Value();
     Tensor q = Batched ? k.tensor("q", DType::bf16, {S, B, H, D})
@@ -212,136 +360,25 @@ template <bool Batched> struct IndexerFwd : Generator {
     Tensor ks = k.tensor("ks", DType::i32, {S}), ke = k.tensor("ke", DType::i32, {S});
     Tensor logits = Batched ? k.tensor("logits", DType::f32, {B, S, T})
                             : k.tensor("logits", DType::f32, {S, T});
-    k.threads(k.target().warpgroupThreads * G);
+    return {S, T, B, q, kv, w, ks, ke, logits};
+  }
+
+  // The block: G compute warpgroups (the producer's warps come on top),
+  // and the blocks a multiprocessor holds.
+  void launchShape(Kernel &k, const Schedule &sched) const {
+    k.threads(k.target().warpgroupThreads * sched.G);
     if (int(producerRegisters))
       k.producerRegisters(producerRegisters);
-    if (nBlocks > 1)
-      k.minBlocksPerSM(nBlocks);
+    if (sched.blocksPerSM > 1)
+      k.minBlocksPerSM(sched.blocksPerSM);
+  }
 
-    // The work of query block qb of batch b.
-    auto work = [&](Value qb, Value b) {
-      Tensor qbat = Batched ? q.slice(1, b) : q, kvb = Batched ? kv.slice(1, b) : kv;
-      Tensor wb = Batched ? w.slice(1, b) : w, out = Batched ? logits[b] : logits;
-      Value q0 = qb * BQ;
-
-      // Each query's window bounds and head weights: from global memory,
-      // or -- persistent -- from shared tiles the producer fills with the
-      // query tile, an item ahead. A copy of bounds moves 16 bytes at least
-      // and starts on a 16-byte boundary of the tensor (TMA), so it takes
-      // the NB-aligned box holding the block's queries; queries past S read
-      // as empty windows, [0, 0).
-      // Part p's first query (as q0 or `at` plus p * QP).
-      auto partAt = [&](Value first, int p) { return p ? first + p * QP : first; };
-      std::vector<Shared> qs;
-      for (int p = 0; p < P; ++p)
-        qs.push_back(k.shared(DType::bf16, {NP, D}));
-      std::function<Value(int)> first, last;
-      std::vector<Value> weights(P), wks(P), wke(P);
-      std::optional<Shared> weightTile; // persistent: the item's weights
-      if (persistent) {
-        const int NB = std::max(BQ, 4);
-        // NB is a power of two and q0 never negative: q0 / NB * NB as a mask.
-        Value b0 = q0 & constant(~int64_t(NB - 1), DType::index), at = q0 - b0;
-        Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
-        Shared ws = k.shared(DType::f32, {BQ, H});
-        weightTile = ws;
-        // The bounds and weights first: they land on a barrier of their own
-        // (tile-warp-specialize), so the KV tiles go out once the bounds
-        // are in, while the query tile still comes.
-        copy(ks, {b0}, kss);
-        copy(ke, {b0}, kes);
-        copy(wb, {q0, 0}, ws);
-        for (int p = 0; p < P; ++p)
-          copy(qbat, {partAt(q0, p), 0, 0}, qs[p], {QP, H, D});
-        first = [=](int r) { return Value(kss(at + r)); };
-        last = [=](int r) { return Value(kes(at + r)); };
-        for (int p = 0; p < P; ++p) {
-          if (!bool(reloadWeights))
-            weights[p] = loadTile(ws, {p * QP, 0}, {QP, H});
-          wks[p] = loadTile(kss, {partAt(at, p)}, {QP});
-          wke[p] = loadTile(kes, {partAt(at, p)}, {QP});
-        }
-      } else {
-        // A query past S reads the last one's bounds, already in the union.
-        first = [&](int r) { return Value(ks(min(q0 + r, S - 1))); };
-        last = [&](int r) { return Value(ke(min(q0 + r, S - 1))); };
-      }
-
-      // The union of the queries' windows, clamped to [0, S_kv]; every
-      // query's bounds read at once (one memory latency, not BQ in turn).
-      // In 32 bits, as the bounds are (S_kv < 2^31: i32 windows index it).
-      Value T32 = cast(T, DType::i32);
-      Value lo = T32, hi = constant(0, DType::i32);
-      for (int r = 0; r < BQ; ++r) {
-        Value a = clamp(first(r), 0, T32), e = clamp(last(r), a, T32);
-        lo = select(a < e, min(lo, a), lo);
-        hi = select(a < e, max(hi, e), hi);
-      }
-      Value start = cast(min(lo, hi), DType::index),
-            tiles = cast(ceildiv(max(hi - lo, 0), BK), DType::index);
-
-      if (!bool(persistent)) {
-        // The bounds' loads are in flight while the query tile comes.
-        for (int p = 0; p < P; ++p) {
-          copy(qbat, {partAt(q0, p), 0, 0}, qs[p], {QP, H, D});
-          weights[p] = loadTile(wb, {partAt(q0, p), 0}, {QP, H});
-          wks[p] = loadTile(ks, {partAt(q0, p)}, {QP});
-          wke[p] = loadTile(ke, {partAt(q0, p)}, {QP});
-        }
-      }
-      // A part's weights [QP, H] as the factor of its gemm's [BK, NP].
-      auto partWeights = [&](Value w) { return broadcast(reshape(w, {NP}), {BK, NP}, {1}); };
-      for (int p = 0; p < P; ++p) {
-        if (!bool(reloadWeights))
-          weights[p] = partWeights(weights[p]);
-        wks[p] = broadcast(wks[p], {BK, QP}, {1});
-        wke[p] = broadcast(wke[p], {BK, QP}, {1});
-      }
-
-      k.pipelined(0, tiles, [&](Value i) {
-        Value t0 = start + i * BK;
-        Shared kt = k.shared(DType::bf16, {BK, D});
-        copy(kvb, {t0, 0}, kt);
-        std::vector<Value> s;
-        for (int p = 0; p < P; ++p)
-          s.push_back(gemm(kt, qs[p], /*transposeB=*/true));                     // [BK, NP]
-        Value t; // the tile's rows, made once (after the first part's head sum)
-        for (int p = 0; p < P; ++p) {
-          Value w = bool(reloadWeights)
-                        ? partWeights(loadTile(*weightTile, {p * QP, 0}, {QP, H}))
-                        : weights[p];
-          Value logit = reduceSum(reshape(max(s[p], 0.0) * w, {BK, QP, H}), 2); // [BK, QP]
-          if (!t.valid())
-            t = cast(t0, DType::i32) + iota({BK, QP}, 0);
-          Value inWindow = t >= wks[p] && t < wke[p];
-          if (clean)
-            storeTile(out, {partAt(q0, p), t0}, transpose(select(inWindow, logit, negInf()), {1, 0}));
-          else
-            storeTile(out, {partAt(q0, p), t0}, transpose(logit, {1, 0}),
-                      transpose(inWindow, {1, 0}));
-        }
-      }, {.stages = st, .groups = G, .overlap = overlap,
-          .continuous = bool(persistent) && bool(continuous), .cooperative = cooperative});
-
-      // Everything outside the tiles the loop wrote.
-      if (clean) {
-        Value end = min(start + tiles * BK, T);
-        k.serial(0, BQ, [&](Value r) {
-          k.if_(q0 + r < S, [&] {
-            auto negInfs = [&](Value lo, Value hi) {
-              if (asyncFill)
-                fillAsync(out[q0 + r], lo, hi, negInf());
-              else
-                fill(out[q0 + r], lo, hi, negInf());
-            };
-            negInfs(constant(0, DType::index), start);
-            negInfs(end, T);
-          });
-        });
-      }
-    };
-
-    Value blocks = ceildiv(S, BQ);
+  // The work items, query block qb of batch b, each to work(qb, b): a block
+  // an item, or (persistent) the items shared out to the blocks there are.
+  void forEachItem(Kernel &k, const Schedule &sched, const Args &args,
+                   const std::function<void(Value, Value)> &work) const {
+    const Value S = args.S, B = args.B;
+    Value blocks = ceildiv(S, sched.BQ);
     if (persistent) {
       // Item i: query block i / B of batch i % B (batch-major: block i %
       // blocks of batch i / blocks). The producer fetches the next item's
@@ -353,18 +390,124 @@ template <bool Batched> struct IndexerFwd : Generator {
           work(item % blocks, item / blocks);
         else
           work(item / B, item % B);
-      }, {.blocksPerSM = nBlocks,
-          .order = zigzag      ? WorkOrder::zigzag
-                   : lastFirst ? WorkOrder::lastFirst
-                               : WorkOrder::linear,
-          .prefetch = true,
-          .itemBuffers = itemBuffers,
-          .dynamic = dynamic});
+      }, sched.items);
     } else {
       k.grid(blocks, Batched ? Arg(B) : Arg(1));
       work(lastFirst ? k.gridDim() - 1 - k.blockId() : k.blockId(),
            Batched ? k.blockId(1) : Value());
     }
+  }
+
+  // One work item, query block qb of batch b, as the math reads it.
+  struct Item {
+    Tensor q, kv, w, out;   // batch b's
+    Value q0;               // the block's first query
+    std::vector<Shared> qs; // part p's queries, [NP, D]
+    // Part p's head weights ([BK, NP]; not with reload_weights) and its
+    // queries' window bounds ([BK, QP]), broadcast over a KV tile's rows.
+    std::vector<Value> weights, wks, wke;
+    std::optional<Shared> weightTile; // persistent: the item's weights
+    // The KV rows of the union of the queries' windows: `tiles` tiles of
+    // BK from `start`.
+    Value start, tiles;
+  };
+
+  // Where query r's window starts and ends (r < BQ).
+  struct Bounds {
+    std::function<Value(int)> first, last;
+  };
+
+  // The work of query block qb of batch b up to the math: its query tiles,
+  // its queries' bounds and weights, the union of their windows.
+  Item item(Kernel &k, const Schedule &sched, const Args &args, Value qb, Value b) const {
+    const int H = sched.H, D = sched.D, BK = sched.BK, P = sched.P, QP = sched.QP;
+    Item it;
+    it.q = Batched ? args.q.slice(1, b) : args.q;
+    it.kv = Batched ? args.kv.slice(1, b) : args.kv;
+    it.w = Batched ? args.w.slice(1, b) : args.w;
+    it.out = Batched ? args.logits[b] : args.logits;
+    it.q0 = qb * sched.BQ;
+    for (int p = 0; p < P; ++p)
+      it.qs.push_back(k.shared(DType::bf16, {sched.NP, D}));
+    it.weights.resize(P);
+    it.wks.resize(P);
+    it.wke.resize(P);
+
+    // Each query's window bounds and head weights: from global memory,
+    // or -- persistent -- from shared tiles the producer fills with the
+    // query tile, an item ahead.
+    Bounds bounds;
+    if (persistent) {
+      bounds = sharedBounds(k, sched, args, it);
+    } else {
+      // A query past S reads the last one's bounds, already in the union.
+      bounds.first = [&](int r) { return Value(args.ks(min(it.q0 + r, args.S - 1))); };
+      bounds.last = [&](int r) { return Value(args.ke(min(it.q0 + r, args.S - 1))); };
+    }
+    windowUnion(sched, args, bounds, it);
+
+    if (!bool(persistent)) {
+      // The bounds' loads are in flight while the query tile comes.
+      for (int p = 0; p < P; ++p) {
+        copy(it.q, {sched.partAt(it.q0, p), 0, 0}, it.qs[p], {QP, H, D});
+        it.weights[p] = loadTile(it.w, {sched.partAt(it.q0, p), 0}, {QP, H});
+        it.wks[p] = loadTile(args.ks, {sched.partAt(it.q0, p)}, {QP});
+        it.wke[p] = loadTile(args.ke, {sched.partAt(it.q0, p)}, {QP});
+      }
+    }
+    // Each part's weights and bounds over a KV tile's rows.
+    for (int p = 0; p < P; ++p) {
+      if (!bool(reloadWeights))
+        it.weights[p] = partWeights(sched, it.weights[p]);
+      it.wks[p] = broadcast(it.wks[p], {BK, QP}, {1});
+      it.wke[p] = broadcast(it.wke[p], {BK, QP}, {1});
+    }
+    return it;
+  }
+
+  // Persistent: the item's bounds, weights and queries in shared tiles. A
+  // copy of bounds moves 16 bytes at least and starts on a 16-byte boundary
+  // of the tensor (TMA), so it takes the NB-aligned box holding the block's
+  // queries; queries past S read as empty windows, [0, 0).
+  Bounds sharedBounds(Kernel &k, const Schedule &sched, const Args &args, Item &it) const {
+    const int H = sched.H, D = sched.D, BQ = sched.BQ, P = sched.P, QP = sched.QP;
+    const int NB = std::max(BQ, 4);
+    // NB is a power of two and q0 never negative: q0 / NB * NB as a mask.
+    Value b0 = it.q0 & constant(~int64_t(NB - 1), DType::index), at = it.q0 - b0;
+    Shared kss = k.shared(DType::i32, {NB}), kes = k.shared(DType::i32, {NB});
+    Shared ws = k.shared(DType::f32, {BQ, H});
+    it.weightTile = ws;
+    // The bounds and weights first: they land on a barrier of their own
+    // (tile-warp-specialize), so the KV tiles go out once the bounds
+    // are in, while the query tile still comes.
+    copy(args.ks, {b0}, kss);
+    copy(args.ke, {b0}, kes);
+    copy(it.w, {it.q0, 0}, ws);
+    for (int p = 0; p < P; ++p)
+      copy(it.q, {sched.partAt(it.q0, p), 0, 0}, it.qs[p], {QP, H, D});
+    for (int p = 0; p < P; ++p) {
+      if (!bool(reloadWeights))
+        it.weights[p] = loadTile(ws, {p * QP, 0}, {QP, H});
+      it.wks[p] = loadTile(kss, {sched.partAt(at, p)}, {QP});
+      it.wke[p] = loadTile(kes, {sched.partAt(at, p)}, {QP});
+    }
+    return {[=](int r) { return Value(kss(at + r)); }, [=](int r) { return Value(kes(at + r)); }};
+  }
+
+  // The union of the queries' windows, clamped to [0, S_kv]; every
+  // query's bounds read at once (one memory latency, not BQ in turn).
+  // In 32 bits, as the bounds are (S_kv < 2^31: i32 windows index it).
+  static void windowUnion(const Schedule &sched, const Args &args, const Bounds &bounds,
+                          Item &it) {
+    Value T32 = cast(args.T, DType::i32);
+    Value lo = T32, hi = constant(0, DType::i32);
+    for (int r = 0; r < sched.BQ; ++r) {
+      Value a = clamp(bounds.first(r), 0, T32), e = clamp(bounds.last(r), a, T32);
+      lo = select(a < e, min(lo, a), lo);
+      hi = select(a < e, max(hi, e), hi);
+    }
+    it.start = cast(min(lo, hi), DType::index);
+    it.tiles = cast(ceildiv(max(hi - lo, 0), sched.BK), DType::index);
   }
 };
 
