@@ -18,8 +18,7 @@
 #include "indexer_bwd_b1.h"
 #include "indexer_bwd_p24.h"
 #include "indexer_bwd_h32.h"
-#include "indexer_bwd_cp.h"
-#include "indexer_bwd_cp_s2.h"
+#include "indexer_bwd_tma.h"
 #include "indexer_fwd.h"
 #include "indexer_fwd_unfused.h"
 #include "indexer_fwd_last.h"
@@ -889,8 +888,7 @@ void benchIndexerBwd(int64_t S, int64_t K, int64_t H = 64, int64_t ratio = 4) {
                     {"indexer_bwd stages=4", minitile::kernels::indexer_bwd_s4},
                     {"indexer_bwd 1 block/SM", minitile::kernels::indexer_bwd_b1},
                     {"indexer_bwd producer 24", minitile::kernels::indexer_bwd_p24},
-                    {"indexer_bwd cp.async", minitile::kernels::indexer_bwd_cp},
-                    {"indexer_bwd cp.async st=2", minitile::kernels::indexer_bwd_cp_s2}};
+                    {"indexer_bwd (TMA gathers)", minitile::kernels::indexer_bwd_tma}};
   for (const Variant &v : variants) {
     double ms = medianMs([&] {
       ddkv.fillWords(0);

@@ -10,8 +10,9 @@
 //   dkv[idx[s, j], :] += sum_h p[h, j] * q[s, h, :]       (f32, added into)
 //
 // A block takes one query: its H x D query tile stays in shared memory
-// while the producer gathers the selected kv rows, 64 a tile (gather(): one
-// TMA box a row; slots past K and indices -1 read as zero rows). Each tile
+// while the producer warp gathers the selected kv rows, 64 a tile (gather()
+// by its lanes' 16-byte cp.async; slots past K and indices -1 read as zero
+// rows). Each tile
 // is three gemms: the scores q . kv^T (H x 64), dq += p . kv with p from
 // registers, and p^T . q (64 x D), p^T stored into shared memory (four 8 x 8
 // blocks a warp instruction), whose rows are added into dkv at the tile's
@@ -45,9 +46,10 @@ template <bool Batched> struct IndexerBwd : Generator {
                          "blocks a multiprocessor runs at once (the registers are shared "
                          "out so that they fit); two hide each other's gather and "
                          "reduction latencies"};
-  Param<bool> cpAsync{"cp_async", false,
+  Param<bool> cpAsync{"cp_async", true,
                       "gather the kv rows by 16-byte cp.async from every lane of the "
-                      "producer warp rather than one TMA box a row"};
+                      "producer warp (false: one TMA box a row, 128 bytes each, which the "
+                      "TMA takes at a quarter of the rate)"};
   Param<int> producerRegisters{"producer_registers", 0, {0, 24, 32, 40, 48, 56, 64},
                                "the registers a producer warp keeps (0: the default); the "
                                "gather holds 32 rows' indices at once"};
