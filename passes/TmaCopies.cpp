@@ -334,24 +334,6 @@ static bool sameValue(Value u, Value v) {
          (matchPattern(u, m_ConstantInt(&cu)) && matchPattern(v, m_ConstantInt(&cv)) && cu == cv);
 }
 
-int64_t laneGroups(ArrayRef<CopyOp> copies) {
-  int64_t groups = 0;
-  for (size_t i = 0; i < copies.size(); ++i) {
-    CopyOp c = copies[i];
-    if (!byLanes(c))
-      continue;
-    CopyOp p = i ? copies[i - 1] : CopyOp();
-    bool joins = p && byLanes(p) && p.getRows() == c.getRows() &&
-                 p.getBox().front() == c.getBox().front() &&
-                 sameValue(p.getIndices().front(), c.getIndices().front()) &&
-                 p.getRowIndices().size() == c.getRowIndices().size() &&
-                 llvm::all_of(llvm::zip(p.getRowIndices(), c.getRowIndices()),
-                              [](auto uv) { return sameValue(std::get<0>(uv), std::get<1>(uv)); });
-    groups += joins ? 0 : 1;
-  }
-  return groups;
-}
-
 SmallVector<Value> TmaCopy::operands() const {
   SmallVector<Value> values(coords);
   if (gather) {
@@ -444,12 +426,11 @@ bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b) {
   if (!a.gather || !b.gather || a.lanes != b.lanes)
     return false;
   const TmaGather &x = *a.gather, &y = *b.gather;
-  auto same = sameValue;
   if (x.rows != y.rows || x.count != y.count || x.at.size() != y.at.size() ||
-      !same(x.base, y.base))
+      !sameValue(x.base, y.base))
     return false;
   for (auto [u, v] : llvm::zip(x.at, y.at))
-    if (!same(u, v))
+    if (!sameValue(u, v))
       return false;
   return true;
 }
@@ -517,10 +498,9 @@ struct PieceOffset {
 /// divide 32, a lane's piece of a row (its column, the bytes it reads there
 /// and where they land in the row) is the same at every step: computed
 /// once. A piece of a row without one, or outside the source, is zeros
-/// (partly, at the source's last column). Then every lane arrives on
-/// `barrier` once its pieces land.
+/// (partly, at the source's last column).
 static void emitLaneGather(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans,
-                           ValueRange dests, Value barrier) {
+                           ValueRange dests) {
   IndexMath m{b, loc};
   Type i32 = b.getI32Type();
   const TmaGather &g = *plans.front().gather;
@@ -589,7 +569,6 @@ static void emitLaneGather(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans,
                         dest, offset, arith::IndexCastOp::create(in, loc, i32, bytes));
     }
   }
-  CpAsyncArriveOp::create(b, loc, barrier);
 }
 
 /// `emit` at `b`, or -- with `leader` -- inside an if on it.
@@ -616,7 +595,7 @@ void emitTmaLoads(OpBuilder &b, Location loc, ArrayRef<TmaCopy> plans, ValueRang
     while (j < plans.size() && sameGatheredRows(plans[i], plans[j]))
       ++j;
     if (leader && plans[i].lanes) {
-      emitLaneGather(b, loc, plans.slice(i, j - i), dests.slice(i, j - i), barriers[i]);
+      emitLaneGather(b, loc, plans.slice(i, j - i), dests.slice(i, j - i));
       continue;
     }
     // Copies i .. j - 1 gather the same rows: each row's index read once,

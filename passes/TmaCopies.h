@@ -56,11 +56,6 @@ struct TmaCopy {
 /// Whether `copy` asks for its rows by cp.async (kCpAsyncAttr).
 bool byLanes(CopyOp copy);
 
-/// How many groups of consecutive copies of `copies` gather by lanes: those
-/// reading the same rows (as sameGatheredRows) are one. Each group's lanes
-/// arrive on the stage's barrier once each (hopper.cp_async_arrive).
-int64_t laneGroups(llvm::ArrayRef<CopyOp> copies);
-
 /// The largest power of two (up to 2^30; 2^30 for 0) that integer `v` is
 /// known to be a multiple of, from constants, arithmetic and loops'
 /// bounds and steps: 1 when nothing is known.
@@ -102,9 +97,10 @@ bool sameGatheredRows(const TmaCopy &a, const TmaCopy &b);
 /// With `leader` (an i1, true on one lane of the warp), the whole warp runs
 /// this: the TMA's copies are the leader's, and copies planned `lanes` are
 /// every lane's cp.async of 16 bytes (a row's index read by one lane and
-/// shuffled to those copying it), each group of them followed by every
-/// lane's hopper.cp_async_arrive on its barrier. Without it, they go by the
-/// TMA like the others.
+/// shuffled to those copying it); the caller has each lane arrive on the
+/// stage's barrier once all of them are started (hopper.cp_async_arrive
+/// covers every cp.async of the lane before it). Without it, they go by
+/// the TMA like the others.
 void emitTmaLoads(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<TmaCopy> plans,
                   mlir::ValueRange dests, mlir::ValueRange barriers,
                   mlir::Value leader = {});

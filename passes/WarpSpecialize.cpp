@@ -153,8 +153,8 @@ FailureOr<Body> analyse(PipelinedOp loop) {
   });
   if (r.wasInterrupted())
     return failure();
-  body.laneGroups = laneGroups(body.copies);
-  if (body.laneGroups) {
+  body.lanes = llvm::any_of(body.copies, [](CopyOp c) { return byLanes(c); });
+  if (body.lanes) {
     // A producer warp runs such a loop on every lane: the plain loop's
     // producer, not yet a queue's, a stream's or one around or inside
     // another pipelined loop.
@@ -504,11 +504,10 @@ struct LoopSides {
     // (A ring with early barriers keeps them after its full ones: see Ring.)
     Ring ring;
     ring.stages = loop.getStages();
-    // (Each group of copies by lanes: the 32 lanes' arrivals besides the
-    // leader's.)
+    // (Copies by lanes: the 32 lanes' arrivals besides the leader's.)
     ring.full = allocateBarriers(kernel, loop.getStages() * (body.early.empty() ? 1 : 2),
-                                 1 + 32 * body.laneGroups, loc);
-    ring.generic = body.laneGroups > 0;
+                                 body.lanes ? 1 + 32 : 1, loc);
+    ring.generic = body.lanes;
     ring.empty = allocateBarriers(kernel, loop.getStages() + spare,
                                   perIteration + plan.participants(loop), loc);
     ring.early = !body.early.empty();
@@ -533,7 +532,7 @@ struct LoopSides {
         twinBody.copies.push_back(llvm::cast<CopyOp>(maps[w].lookup(copy.getOperation())));
       twinBody.nests = body.nests;
       twinBody.early = body.early;
-      twinBody.laneGroups = body.laneGroups;
+      twinBody.lanes = body.lanes;
       Share share = plan.share(loop, body, w);
       if (failed(loop.getQueue()
                      ? buildQueueProducer(twin, twinBody, producerRing, share, descs, reads,

@@ -144,7 +144,7 @@ struct ProducerLoop {
   Value s, parity;     // this iteration's stage and phase parity
   Value readable;      // the barrier the body's reads of its tiles wait for
   Value leader;        // the lane that arms and starts the TMA's copies, where
-                       // the whole warp runs the loop (body.laneGroups)
+                       // the whole warp runs the loop (body.lanes)
   Operation *wait = nullptr, *lastCopy = nullptr;
 
   ProducerLoop(PipelinedOp loop, const Body &body, const Ring &ring, const Share &share)
@@ -166,7 +166,7 @@ struct ProducerLoop {
     if (loop->getParentOfType<PipelinedOp>()) {
       serial = ForOp::create(b, loc, lb, loop.getUpperBound(), step);
       issuer = serial;
-    } else if (body.laneGroups && share.issues) {
+    } else if (body.lanes && share.issues) {
       // Every lane copies rows; lane 0 arms the stages and starts the boxes.
       Value lane = arith::RemUIOp::create(b, loc, ThreadIdOp::create(b, loc, Dim::x),
                                           constant(b, loc, 32));
@@ -238,7 +238,8 @@ struct ProducerLoop {
 
   /// This iteration's copies where they stand. (Copies of the same
   /// gathered rows go out together, at the last of them: each row's index
-  /// read once.)
+  /// read once.) Where lanes copy rows, each arrives on the full barrier
+  /// after its last piece, at the last copy.
   void issueInPlace(OpBuilder &head) {
     Armed armed = arm(head, s, parity);
     readable = armed.readable();
@@ -258,6 +259,10 @@ struct ProducerLoop {
       barriers.clear();
     }
     lastCopy = body.copies.empty() ? nullptr : CopyOp(body.copies.back()).getOperation();
+    if (leader) {
+      OpBuilder at(lastCopy);
+      CpAsyncArriveOp::create(at, loc, armed.full);
+    }
   }
 
   /// The first `lookahead` iterations' copies before the loop, then at the

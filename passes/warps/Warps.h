@@ -61,12 +61,12 @@ struct Body {
   /// Per copy (empty: none): whether it lands on the ring's early barrier
   /// (see Ring::early).
   SmallVector<bool, 0> early;
-  /// Groups of gathered copies whose rows go by cp.async (laneGroups()):
-  /// where there are any, each producer warp runs its loop on every lane,
-  /// its TMA copies and arms on one, and each group's lanes arrive on the
-  /// full barrier (counting 1 + 32 per group); the compute threads order
-  /// the stage's generic-proxy writes before their wgmmas (Ring::generic).
-  int64_t laneGroups = 0;
+  /// Some gathered copies' rows go by cp.async (byLanes()): each producer
+  /// warp then runs its loop on every lane, its TMA copies and arms on one,
+  /// and every lane arrives on the full barrier once a stage, after its
+  /// last piece (the barrier counts 1 + 32); the compute threads order the
+  /// stage's generic-proxy writes before their wgmmas (Ring::generic).
+  bool lanes = false;
 
   bool isEarly(size_t copy) const { return !early.empty() && early[copy]; }
 };
