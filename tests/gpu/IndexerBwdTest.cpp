@@ -5,8 +5,8 @@
 // -1, past S_kv, repeated within a query and across queries, rows of all
 // -1, K not a multiple of the tile; single and batched (B = 2, 3); 64
 // heads (DeepSeek-V4) and 32 (GLM-5: the kernel's 64-row tiles half zero);
-// the kv rows gathered by one TMA box a row and by the producer warp's
-// lanes (cp_async=true).
+// the kv rows gathered by the producer warp's lanes (cp.async, as shipped)
+// and by one TMA box a row (cp_async=false).
 //
 // The reference takes p as the kernel does -- g * weights in f32, rounded
 // to bf16 -- and the scores in fp64. A score within f32 rounding of zero
@@ -17,10 +17,10 @@
 #include "GpuTest.h"
 #include "batched_indexer_bwd.h"
 #include "batched_indexer_bwd_h32.h"
-#include "batched_indexer_bwd_lanes.h"
+#include "batched_indexer_bwd_tma.h"
 #include "indexer_bwd.h"
 #include "indexer_bwd_h32.h"
-#include "indexer_bwd_lanes.h"
+#include "indexer_bwd_tma.h"
 
 #include <array>
 #include <cmath>
@@ -38,7 +38,7 @@ struct Case {
   int64_t S, T, K, B;
   Picks picks;
   int64_t H = 64;
-  bool lanes = false; // the kernel built with cp_async=true (H = 64)
+  bool tma = false; // the kernel built with cp_async=false (H = 64)
 };
 
 std::string describe(const Case &c) {
@@ -47,7 +47,7 @@ std::string describe(const Case &c) {
          (c.picks == Picks::random     ? " random indices"
           : c.picks == Picks::repeated ? " few distinct indices"
                                        : " all -1") +
-         (c.lanes ? " cp_async=true" : "");
+         (c.tma ? " cp_async=false" : "");
 }
 
 void check(const Case &c) {
@@ -127,10 +127,10 @@ void check(const Case &c) {
   DeviceBuffer<int32_t> dIdx(idx);
   dDq.fillWords(kPoison);
   dDw.fillWords(kPoison);
-  auto single = c.lanes ? minitile::kernels::indexer_bwd_lanes
+  auto single = c.tma ? minitile::kernels::indexer_bwd_tma
                  : H == 64 ? minitile::kernels::indexer_bwd
                            : minitile::kernels::indexer_bwd_h32;
-  auto batched = c.lanes ? minitile::kernels::batched_indexer_bwd_lanes
+  auto batched = c.tma ? minitile::kernels::batched_indexer_bwd_tma
                  : H == 64 ? minitile::kernels::batched_indexer_bwd
                            : minitile::kernels::batched_indexer_bwd_h32;
   if (B == 1)
@@ -192,9 +192,10 @@ TEST(IndexerBwd, ThirtyTwoHeads) {
   check({33, 700, 200, 2, Picks::random, 32});
 }
 
-// The rows by 16-byte cp.async of the producer warp's lanes: every row and
-// column of each tile, rows of none, past S_kv and repeated, and batches.
-TEST(IndexerBwd, GatheredByLanes) {
+// The rows by the TMA, one box a row (the other tests run the shipped
+// kernels, whose lanes gather by cp.async): every row and column of each
+// tile, rows of none, past S_kv and repeated, and batches.
+TEST(IndexerBwd, GatheredByTheTma) {
   check({300, 1000, 128, 1, Picks::random, 64, true});
   check({9, 5000, 1024, 1, Picks::random, 64, true});
   check({200, 64, 192, 1, Picks::repeated, 64, true});
