@@ -84,6 +84,19 @@ LogicalResult NamedBarrierOp::verify() {
   return success();
 }
 
+/// The thread count of a barrier, for bar_sync and bar_arrive.
+static LogicalResult verifyBarrierThreads(Operation *op, int64_t threads) {
+  int maxThreads = tile::targetOf(op).maxThreadsPerBlock;
+  if (threads < 32 || threads > maxThreads || threads % 32)
+    return op->emitOpError("counts a multiple of 32 threads up to ")
+           << maxThreads << ", not " << threads;
+  return success();
+}
+
+LogicalResult BarSyncOp::verify() { return verifyBarrierThreads(*this, getThreads()); }
+
+LogicalResult BarArriveOp::verify() { return verifyBarrierThreads(*this, getThreads()); }
+
 LogicalResult SetMaxNRegOp::verify() {
   int64_t count = getCountAttr().getInt();
   if (count < 24 || count > 256 || count % 8)

@@ -283,6 +283,48 @@ def Hopper_NamedBarrierOp : Hopper_Op<"named_barrier", "namedBarriers"> {
   let hasVerifier = 1;
 }
 
+def Hopper_BarSyncOp : Hopper_Op<"bar_sync", "namedBarriers"> {
+  let summary = "bar.sync at a barrier chosen at run time: waits for `threads` threads there";
+  let description = [{
+    `hopper.named_barrier` with the barrier's number an i32 computed at run
+    time (1 to 15; 0 is the block-wide `tile.barrier`): each warpgroup
+    waiting at its own barrier, say. Its arrivals count towards `threads`
+    with those of `hopper.bar_arrive` at the same barrier.
+
+    ```mlir
+    tile.kernel @turns() attributes {block = array<i32: 256, 1, 1>} {
+      %c2 = arith.constant 2 : i32
+      hopper.bar_sync %c2 threads 256
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins I32:$id, I64Attr:$threads);
+  let assemblyFormat = "$id `threads` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
+def Hopper_BarArriveOp : Hopper_Op<"bar_arrive", "namedBarriers"> {
+  let summary = "bar.arrive: counts this warp's threads at a barrier without waiting";
+  let description = [{
+    The other half of `hopper.bar_sync`: the threads arrive at barrier `id`
+    (1 to 15, an i32 computed at run time) and go on; those waiting there
+    with `hopper.bar_sync` pass once `threads` threads have arrived. One
+    warpgroup hands another its turn this way (tile-ping-pong).
+
+    ```mlir
+    tile.kernel @hand_over() attributes {block = array<i32: 256, 1, 1>} {
+      %c3 = arith.constant 3 : i32
+      hopper.bar_arrive %c3 threads 256
+      tile.return
+    }
+    ```
+  }];
+  let arguments = (ins I32:$id, I64Attr:$threads);
+  let assemblyFormat = "$id `threads` $threads attr-dict";
+  let hasVerifier = 1;
+}
+
 def Hopper_WarpSyncOp : Hopper_Op<"warp_sync", "namedBarriers"> {
   let summary = "bar.warp.sync: the warp's lanes meet; ptxas moves no wait across it";
   let description = [{

@@ -58,6 +58,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
       return op->emitError("'tile.cp_async' is a unit attribute of a gathered tile.copy");
     return success();
   }
+  // Warpgroups taking turns at their gemms (passes/PingPong.cpp, kPingPongAttr).
+  if (attr.getName() == kPingPongAttr) {
+    auto pipelined = llvm::dyn_cast<PipelinedOp>(op);
+    if (!llvm::isa<UnitAttr>(attr.getValue()) ||
+        !(llvm::isa<ForOp>(op) || (pipelined && pipelined.getGroups() == 1)))
+      return op->emitError("'tile.ping_pong' is a unit attribute of a tile.pipelined of one "
+                           "group or a tile.for");
+    return success();
+  }
   if (attr.getName() != kTargetAttrName)
     return op->emitError("unknown tile attribute '") << attr.getName().getValue()
                                                       << "' on an operation";

@@ -92,6 +92,10 @@ inline constexpr const char *kTargetAttrName = "tile.target";
 /// producer copies by 16-byte cp.async of its warp's lanes rather than a TMA
 /// box a row (passes/TmaCopies.h).
 inline constexpr const char *kCpAsyncAttr = "tile.cp_async";
+/// The unit attribute of a pipelined loop of one group (and of the tile.for
+/// its compute threads run) whose compute warpgroups take turns at issuing
+/// their gemms (passes/PingPong.cpp).
+inline constexpr const char *kPingPongAttr = "tile.ping_pong";
 
 /// The size of dimension `dim` of a tensor value (from its root view).
 mlir::Value viewSize(mlir::OpBuilder &b, mlir::Value tensor, unsigned dim);

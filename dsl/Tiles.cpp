@@ -202,6 +202,10 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
                               std::to_string(options.groups) +
                               " groups; make the stages a multiple of the groups (each "
                               "stage is then always read by the same group)");
+  if (options.pingPong && options.groups != 1)
+    throw Error(lo.loc(), "pipelined(): pingPong takes turns between the warpgroups of one "
+                          "group, not " + std::to_string(options.groups) +
+                          " groups (those already take the iterations in turn)");
   if (!init.empty() && options.groups != 1)
     throw Error(lo.loc(), "pipelined(): a loop that carries values runs on one group, not " +
                               std::to_string(options.groups) +
@@ -237,6 +241,8 @@ pipelinedLoop(KernelState &k, const Arg &lo, const Arg &hi, const std::vector<Ar
   }
   if (options.cooperative && options.groups > 1)
     loop.setCooperative(true);
+  if (options.pingPong)
+    loop->setAttr(tile::kPingPongAttr, k.b.getUnitAttr());
   auto results = detail::buildCarriedBody(k, loop, loop.getBody().front(), body, lo.loc(),
                                           "pipelined()", single);
   if (loop.getCooperative()) {

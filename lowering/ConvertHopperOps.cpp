@@ -250,6 +250,37 @@ struct NamedBarrierLowering : ConvertOpToLLVMPattern<hopper::NamedBarrierOp> {
   }
 };
 
+struct BarSyncLowering : ConvertOpToLLVMPattern<hopper::BarSyncOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::BarSyncOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::BarrierOp::create(rewriter, loc, Type(), adaptor.getId(),
+                            i32(rewriter, loc, op.getThreads()), nullptr, Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarArriveLowering : ConvertOpToLLVMPattern<hopper::BarArriveOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(hopper::BarArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // (NVVM's barrier.arrive prints its operands as immediates; the
+    // barrier's number here is a register.)
+    Location loc = op.getLoc();
+    LLVM::InlineAsmOp::create(rewriter, loc, TypeRange(),
+                              ValueRange{adaptor.getId(), i32(rewriter, loc, op.getThreads())},
+                              "bar.arrive $0, $1;", "r,n", /*has_side_effects=*/true,
+                              /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+                              LLVM::AsmDialectAttr(), ArrayAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct WarpSyncLowering : ConvertOpToLLVMPattern<hopper::WarpSyncOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
@@ -597,7 +628,7 @@ void populateHopperConversions(LLVMTypeConverter &converter, RewritePatternSet &
                MBarrierInitLowering, MBarrierArriveLowering, CpAsyncArriveLowering, MBarrierExpectTxLowering,
                MBarrierWaitLowering, ReplaceWith<hopper::FenceMBarrierInitOp, NVVM::FenceMbarrierInitOp>,
                FenceProxyAsyncLowering, ReplaceWith<tile::BarrierOp, NVVM::BarrierOp>,
-               NamedBarrierLowering, WarpSyncLowering, ElectOneLowering, LaneIdLowering, SetMaxNRegLowering, SharedAtomicLowering,
+               NamedBarrierLowering, BarSyncLowering, BarArriveLowering, WarpSyncLowering, ElectOneLowering, LaneIdLowering, SetMaxNRegLowering, SharedAtomicLowering,
                StMatrixLowering,
                ShuffleXorLowering, ShuffleIdxLowering,
                ShuffleByLowering<tile::ShuffleUpOp, NVVM::ShflKind::up, 0>,

@@ -65,6 +65,7 @@ mlir::LogicalResult runTilePasses(mlir::ModuleOp module, const StageOptions &opt
     pm.addPass(mlir::createCSEPass());
     pm.addPass(tile::createTileDistributeFragments());
     pm.addPass(tile::createTileOrderAsync());
+    pm.addPass(tile::createTilePingPong());
     pm.addPass(tile::createTilePlanShared());
     pm.addPass(mlir::createCanonicalizerPass());
     pm.addPass(mlir::createCSEPass());

@@ -76,6 +76,21 @@ def TileOrderAsync : Pass<"tile-order-async", "::mlir::ModuleOp"> {
   let dependentDialects = ["::minitile::hopper::HopperDialect"];
 }
 
+def TilePingPong : Pass<"tile-ping-pong", "::mlir::ModuleOp"> {
+  let summary = "compute warpgroups take turns at issuing a loop's gemms";
+  let description = [{
+    In each tile.for marked `tile.ping_pong`, warpgroup w of the compute
+    threads waits at its own named barrier before a turn's first gemm and
+    hands the turn to warpgroup w + 1 after its last, so that one
+    warpgroup's code between its gemms runs while the tensor cores work on
+    another's. A turn is the last gemm of an iteration and the first of the
+    next where the body starts and ends with one; a ring's release at the
+    body's end moves before that turn. Loops it cannot serve stay as they
+    are, with a remark.
+  }];
+  let dependentDialects = ["::minitile::hopper::HopperDialect"];
+}
+
 def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
   let summary = "place every shared tile in the kernel's dynamic shared memory";
   let description = [{

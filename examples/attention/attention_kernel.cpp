@@ -12,7 +12,10 @@
 // warpgroups run S = Q K^T (wgmma, K stored [BN, D] as B^T), the online
 // softmax in registers (the running row max m and sum l), and O += P V with
 // P, rounded to bf16, as wgmma's A from registers and V stored [BN, D] as
-// B [K, N]. The epilogue divides O by l and stores O and the log-sum-exp.
+// B [K, N]. The two warpgroups take turns at their gemms (ping_pong): one
+// issues P V of this tile and Q K^T of the next, then hands the turn over,
+// and its softmax runs under the other's gemms. The epilogue divides O by l
+// and stores O and the log-sum-exp.
 //
 //===----------------------------------------------------------------------===//
 #include <minitile/dsl.h>
@@ -26,6 +29,9 @@ struct Attention : Generator {
   Param<bool> causal{"causal", false, "key j attends only to queries i >= j"};
   Param<int> blockN{"block_n", 128, {64, 128}, "keys per tile"};
   Param<int> stages{"stages", 2, 1, 4, "K/V tiles in flight"};
+  Param<bool> pingPong{"ping_pong", true,
+                       "the two warpgroups take turns at their gemms: one's softmax runs "
+                       "under the other's gemms"};
   Param<bool> fast{"fast_math", true,
                    "exp2 by ex2.approx.ftz (docs/MATH.md), else libdevice's; log likewise"};
 
@@ -93,7 +99,7 @@ struct Attention : Generator {
           acc = gemm(cast(p, DType::bf16), vs, /*transposeB=*/false, acc);   // += P V
           return std::vector<Value>{acc, mNew, l};
         },
-        {.stages = stages});
+        {.stages = stages, .pingPong = pingPong});
     Value acc = out[0], m = out[1], l = out[2];
     Value inv = select(l > 0.0, 1.0 / l, 0.0);
     storeTile(oh, {m0, 0}, cast(acc * broadcast(inv, {BM, D}, {0}), DType::bf16));

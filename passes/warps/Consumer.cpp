@@ -234,6 +234,7 @@ ForOp buildUnrolledLoop(PipelinedOp loop, const Body &body, const Ring &ring, Op
   Type i32 = b.getI32Type();
   Value unrolledStep = arith::MulIOp::create(b, loc, step, constant(b, loc, unroll));
   auto serial = ForOp::create(b, loc, lb, ub, unrolledStep, parities);
+  serial->setDiscardableAttrs(loop->getDiscardableAttrDictionary()); // tile.ping_pong
   Block &to = serial.getBody().front();
   // (A loop carrying values is built without a terminator: a placeholder
   // marks the end until the flipped parities are yielded.)

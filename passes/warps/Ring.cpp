@@ -22,6 +22,7 @@ ForOp moveIntoFor(PipelinedOp loop, OpBuilder &b, Value lb, Value ub, Value step
   SmallVector<Value> inits(loop.getInitArgs());
   inits.append(extra.begin(), extra.end());
   auto serial = ForOp::create(b, loop.getLoc(), lb, ub, step, inits);
+  serial->setDiscardableAttrs(loop->getDiscardableAttrDictionary()); // tile.ping_pong
   Block &to = serial.getBody().front();
   if (inits.empty())
     to.getTerminator()->erase();

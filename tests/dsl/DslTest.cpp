@@ -224,6 +224,15 @@ TEST(DslMisuse, CooperativeAndContinuous) {
                  });
 }
 
+TEST(DslMisuse, PingPongOfTwoGroups) {
+  unsigned line = 0;
+  expectDslError(line, "pipelined(): pingPong takes turns between the warpgroups of one group, "
+                       "not 2 groups",
+                 [&](Kernel &k) {
+                   emptyLoop(k, {.stages = 4, .groups = 2, .pingPong = true}, line);
+                 });
+}
+
 TEST(DslMisuse, PipelinedInsideAPipelinedLoopOfTwoGroups) {
   unsigned line = 0;
   expectDslError(line, "pipelined() inside a pipelined() loop of 2 groups; it nests only in a "

@@ -387,6 +387,15 @@ struct PipelinedOptions {
   /// one a group, as in CUTLASS's cooperative kernels. Code that writes
   /// memory must read a gemm's result (it runs on that gemm's group).
   bool cooperative = false;
+  /// In a loop of one group, the compute warpgroups take turns at issuing
+  /// their gemms: each issues its gemms of one turn -- the last gemm of an
+  /// iteration and the first of the next, where the body starts and ends
+  /// with one -- then hands the turn to the next warpgroup, so that one's
+  /// code between its gemms (a softmax) runs while the tensor cores work
+  /// on another's gemms, as FlashAttention-3's ping-pong schedule does.
+  /// Needs two or more compute warpgroups and `groups` = 1; the body's
+  /// gemms at its top level, and no barrier in it. (tile-ping-pong.)
+  bool pingPong = false;
 };
 
 /// The order in which a persistent kernel's blocks take their work items.

@@ -35,6 +35,22 @@ tile.kernel @k() attributes {block = array<i32: 128, 1, 1>} {
 
 // -----
 
+tile.kernel @k(%id: i32) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'hopper.bar_sync' op counts a multiple of 32 threads up to 1024, not 100}}
+  hopper.bar_sync %id threads 100
+  tile.return
+}
+
+// -----
+
+tile.kernel @k(%id: i32) attributes {block = array<i32: 128, 1, 1>} {
+  // expected-error@+1 {{'hopper.bar_arrive' op counts a multiple of 32 threads up to 1024, not 2048}}
+  hopper.bar_arrive %id threads 2048
+  tile.return
+}
+
+// -----
+
 tile.kernel @k(%c0: index) attributes {block = array<i32: 128, 1, 1>} {
   %bars = tile.shared_view %c0 : !tile.shared<2xi32>
   // expected-error@+1 {{'hopper.mbarrier_of' op takes a rank-1 shared tile of i64, not '!tile.shared<2xi32>'}}

@@ -107,6 +107,18 @@ tile.kernel @k(%p: !tile.ptr<bf16>, %n: index) attributes {block = array<i32: 12
 
 // -----
 
+// Ping-pong is for loops: a pipelined loop of one group, or the tile.for it becomes.
+tile.kernel @k(%n: index) attributes {block = array<i32: 256, 1, 1>} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error@+1 {{'tile.ping_pong' is a unit attribute of a tile.pipelined of one group or a tile.for}}
+  tile.pipelined %i = %c0 to %n step %c1 stages 2 groups 2 {
+  } {tile.ping_pong}
+  tile.return
+}
+
+// -----
+
 // A fragment is a ranked tensor, of at least one dimension, of integers or
 // floats: every tensor value in a kernel's body is held to it.
 tile.kernel @k(%u: tensor<*xf32>, %n: index) attributes {block = array<i32: 32, 1, 1>} {

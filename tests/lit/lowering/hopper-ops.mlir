@@ -36,6 +36,12 @@ tile.kernel @k(%map: !hopper.tma_desc, %x: f32, %unused: !hopper.tma_desc) attri
   tile.barrier
   // CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
   hopper.named_barrier 1 threads 128
+  // A barrier chosen at run time: bar.sync and bar.arrive take it in a register.
+  // CHECK: nvvm.barrier id = %[[ID:.*]] number_of_threads = %{{.*}}
+  // CHECK: llvm.inline_asm has_side_effects {{.*}}"bar.arrive $0, $1;", "r,n" %[[ID]], %{{.*}} : (i32, i32) -> ()
+  %turn = arith.constant 3 : i32
+  hopper.bar_sync %turn threads 256
+  hopper.bar_arrive %turn threads 256
   // CHECK: nvvm.mbarrier.arrive.expect_tx %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32
   hopper.mbarrier_arrive_expect_tx %bar bytes 8192
   // The copy lands `offset` bytes into the tile, completing on the barrier.
