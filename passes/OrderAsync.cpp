@@ -69,6 +69,16 @@ using namespace mlir;
 using namespace minitile::tile;
 using namespace minitile::hopper;
 
+Value minitile::tile::stripCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp, arith::ExtSIOp,
+                   arith::TruncIOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
 namespace {
 
 /// Counts of commits since a group are kept up to this (a wait_group takes
@@ -89,17 +99,6 @@ struct Ref {
   bool operator<(const Ref &o) const { return key() < o.key(); }
   bool operator==(const Ref &o) const { return key() == o.key(); }
 };
-
-/// `v` without integer casts.
-Value stripCasts(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp, arith::ExtSIOp,
-                   arith::TruncIOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
 
 Ref withStage(Ref r, Value index) {
   index = stripCasts(index);

@@ -62,16 +62,6 @@ struct Run {
   Operation *commit;
 };
 
-Value stripCasts(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp, arith::ExtSIOp,
-                   arith::TruncIOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
 /// The shared tile `tile` is made from, and its stage index (null: not a
 /// ring's stage).
 std::pair<Operation *, Value> rootOf(Value tile) {
