@@ -128,6 +128,16 @@ int64_t firstFreeBarrier(KernelOp kernel) {
   return used + 1;
 }
 
+/// Whether a wgmma wait among `ops` (or inside them) waits for one of the
+/// newest `groups` groups: `hopper.wgmma_wait N` leaves only the newest N
+/// pending.
+bool waitsForNewest(ArrayRef<Operation *> ops, int64_t groups) {
+  bool waits = false;
+  for (Operation *op : ops)
+    op->walk([&](WgmmaWaitOp wait) { waits |= static_cast<int64_t>(wait.getPending()) < groups; });
+  return waits;
+}
+
 class PingPongLoop {
 public:
   PingPongLoop(ForOp loop, KernelOp kernel) : loop_(loop), kernel_(kernel) {}
@@ -144,7 +154,8 @@ public:
     base_ = firstFreeBarrier(kernel_);
     if (base_ + groups_ - 1 > 15)
       return std::string("the kernel's named barriers leave too few for one a warpgroup");
-    if (runs_.size() >= 2)
+    findTurns();
+    if (across_)
       if (auto why = moveTailReleases())
         return why;
     build();
@@ -182,18 +193,39 @@ private:
       return std::string("a wgmma_fence in its body has no wgmma_commit after it");
     if (runs_.empty())
       return std::string("its body has no gemm");
-    // A turn across the back edge: nothing between the body's start and the
-    // first commit may wait for another warpgroup's progress.
-    if (runs_.size() >= 2)
-      for (Operation *op : range(&body().front(), runs_.front().commit))
-        if (isRelease(op))
-          return std::string("a ring's release lies inside the turn at the top of its body");
     return std::nullopt;
+  }
+
+  /// Groups the runs into turns: a run joins the turn before it unless the
+  /// code between them waits for one of that turn's gemms (the softmax
+  /// reading S) or releases a stage. Where the body has two turns or more,
+  /// its last joins the next iteration's first the same way across the
+  /// back edge (`across_`): attention's P V with the next Q K^T.
+  void findTurns() {
+    turns_.push_back({0, 0});
+    for (size_t r = 1; r < runs_.size(); ++r) {
+      auto between = range(runs_[r - 1].commit->getNextNode(), runs_[r].fence);
+      int64_t inTurn = r - turns_.back().first;
+      if (waitsForNewest(between, inTurn) || llvm::any_of(between, isRelease))
+        turns_.push_back({r, r});
+      else
+        turns_.back().second = r;
+    }
+    if (turns_.size() < 2)
+      return;
+    // Across the back edge the turn holds the last turn's runs; a release
+    // after them moves before the turn (moveTailReleases), one before the
+    // first run of the body ends the turn.
+    int64_t inTurn = turns_.back().second - turns_.back().first + 1;
+    auto tail = range(runs_.back().commit->getNextNode(), body().getTerminator());
+    auto head = range(&body().front(), runs_.front().fence);
+    across_ = !waitsForNewest(tail, inTurn) && !waitsForNewest(head, inTurn) &&
+              !llvm::any_of(head, isRelease);
   }
 
   /// Moves the releases after the body's last gemm to before its turn.
   std::optional<std::string> moveTailReleases() {
-    Operation *start = runs_.back().fence, *end = body().getTerminator();
+    Operation *start = runs_[turns_.back().first].fence, *end = body().getTerminator();
     SmallVector<Operation *> releases;
     for (Operation *op : range(runs_.back().commit, end))
       if (isRelease(op))
@@ -223,7 +255,7 @@ private:
     // Every group committed before the turn has completed where the releases
     // go: a wait for all of them, unless one is there already.
     bool waited = false;
-    for (Operation *op : range(runs_[runs_.size() - 2].commit, start))
+    for (Operation *op : range(runs_[turns_.back().first - 1].commit, start))
       if (auto wait = llvm::dyn_cast<WgmmaWaitOp>(op))
         waited |= wait.getPending() == 0;
     if (!waited) {
@@ -281,21 +313,23 @@ private:
     };
     // The last warpgroup gives warpgroup 0 the first turn.
     onlyIf(b, groupIs(b, groups_ - 1), [&](OpBuilder &in) { handOver(in, first); });
-    bool across = runs_.size() >= 2; // a turn across the back edge
-    if (across)
+    // Across the back edge the first iteration's first turn starts before
+    // the loop, and the last iteration's last turn ends after it.
+    if (across_)
       onlyIf(b, runs, [&](OpBuilder &in) { wait(in, mine); });
-    for (size_t r = 0; r < runs_.size(); ++r) {
-      if (!across || r != 0) {
-        OpBuilder before(runs_[r].fence);
+    for (size_t t = 0; t < turns_.size(); ++t) {
+      if (!across_ || t != 0) {
+        OpBuilder before(runs_[turns_[t].first].fence);
         wait(before, mine);
       }
-      if (!across || r + 1 != runs_.size()) {
-        OpBuilder after(runs_[r].commit->getBlock(), ++Block::iterator(runs_[r].commit));
+      if (!across_ || t + 1 != turns_.size()) {
+        Operation *commit = runs_[turns_[t].second].commit;
+        OpBuilder after(commit->getBlock(), ++Block::iterator(commit));
         handOver(after, next);
       }
     }
     OpBuilder post(loop_->getBlock(), ++Block::iterator(loop_));
-    if (across)
+    if (across_)
       onlyIf(post, runs, [&](OpBuilder &in) { handOver(in, next); });
     // Warpgroup 0 takes the last hand-over, so the barriers end balanced.
     onlyIf(post, groupIs(post, 0), [&](OpBuilder &in) { wait(in, first); });
@@ -305,6 +339,9 @@ private:
   KernelOp kernel_;
   int64_t groups_ = 0, base_ = 0;
   SmallVector<Run> runs_;
+  /// Each turn's first and last run.
+  SmallVector<std::pair<size_t, size_t>> turns_;
+  bool across_ = false;
 };
 
 struct PingPong : minitile::tile::impl::TilePingPongBase<PingPong> {

@@ -192,7 +192,9 @@ tile.kernel @nested(%n: index, %c: i1) attributes {block = array<i32: 384, 1, 1>
 
 // -----
 
-// A release of the stage the turn's gemm reads cannot move before it.
+// A release of the stage the turn's gemm reads cannot move before it (not
+// what tile-order-async leaves, which waits for the gemm first; then the
+// wait ends the turn).
 // CHECK-LABEL: tile.kernel @reads_released
 // CHECK-NOT: hopper.bar_
 // CHECK: tile.return
@@ -215,9 +217,58 @@ tile.kernel @reads_released(%n: index) attributes {block = array<i32: 384, 1, 1>
     hopper.wgmma_fence
     %e:4 = hopper.wgmma %da, %db n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
     hopper.wgmma_commit
-    hopper.wgmma_wait 0
+    hopper.wgmma_wait 1
     %m = hopper.mbarrier_of %empty[%i] : !tile.shared<2xi64>
     hopper.mbarrier_arrive %m releases(%bs : !tile.shared<8x64xbf16, swizzle = 128>)
+  } {tile.ping_pong}
+  tile.return
+}
+
+// -----
+
+// FlashAttention-3's order within a warpgroup: this tile's Q K^T, then the
+// previous tile's P V under it, then the softmax once Q K^T is done. The
+// wait between the gemms leaves Q K^T running, so both are one turn; the
+// wait after them is for Q K^T, so the turn ends there and does not reach
+// across the back edge: no turn before or after the loop.
+// CHECK-LABEL: tile.kernel @one_turn
+// CHECK: tile.if
+// CHECK-NEXT: hopper.bar_arrive
+// CHECK-NOT: hopper.bar_
+// CHECK: tile.for
+// CHECK: hopper.bar_sync %[[MINE:.*]] threads 256
+// CHECK-NEXT: hopper.wgmma_fence
+// CHECK-NOT: hopper.bar_
+// CHECK: hopper.wgmma_wait 1
+// CHECK-NOT: hopper.bar_
+// CHECK: hopper.wgmma_commit
+// CHECK-NEXT: hopper.bar_arrive %{{.*}} threads 256
+// CHECK-NEXT: hopper.wgmma_wait 1
+// CHECK-NOT: hopper.bar_
+// CHECK: tile.yield
+// CHECK-NOT: hopper.bar_arrive
+// CHECK: tile.if
+// CHECK-NEXT: hopper.bar_sync
+tile.kernel @one_turn(%n: index) attributes {block = array<i32: 384, 1, 1>, producer_threads = 128 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tile.alloc_shared : !tile.shared<64x64xbf16, swizzle = 128>
+  %b = tile.alloc_shared : !tile.shared<8x64xbf16, swizzle = 128>
+  %z = arith.constant 0.0 : f32
+  %r:4 = tile.for %i = %c0 to %n step %c1 iter_args(%a0 = %z, %a1 = %z, %a2 = %z, %a3 = %z) -> (f32, f32, f32, f32) {
+    %da = hopper.wgmma_desc %a[%c0] sbo 1024 : !tile.shared<64x64xbf16, swizzle = 128>
+    %db = hopper.wgmma_desc %b[%c0] sbo 1024 : !tile.shared<8x64xbf16, swizzle = 128>
+    hopper.wgmma_fence
+    %s:4 = hopper.wgmma %da, %db n 8 acc(%z, %z, %z, %z) {zero_acc} : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    hopper.wgmma_commit
+    hopper.wgmma_wait 1
+    %o0 = arith.mulf %a0, %a1 : f32
+    hopper.wgmma_fence
+    %o:4 = hopper.wgmma %da, %db n 8 acc(%o0, %a1, %a2, %a3) : (f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    hopper.wgmma_commit
+    hopper.wgmma_wait 1
+    %p = arith.addf %s#0, %s#1 : f32
+    tile.yield %o#0, %o#1, %o#2, %p : f32, f32, f32, f32
   } {tile.ping_pong}
   tile.return
 }
