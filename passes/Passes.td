@@ -83,9 +83,10 @@ def TilePingPong : Pass<"tile-ping-pong", "::mlir::ModuleOp"> {
     threads waits at its own named barrier before a turn's first gemm and
     hands the turn to warpgroup w + 1 after its last, so that one
     warpgroup's code between its gemms runs while the tensor cores work on
-    another's. A turn is the last gemm of an iteration and the first of the
-    next where the body starts and ends with one; a ring's release at the
-    body's end moves before that turn. Loops it cannot serve stay as they
+    another's. A turn is a run of gemms with no wait between them for one
+    of the turn's gemms; the body's last turn joins the next iteration's
+    first where the body has two; a ring's release at the body's end moves
+    before such a turn. Loops it cannot serve stay as they
     are, with a remark.
   }];
   let dependentDialects = ["::minitile::hopper::HopperDialect"];

@@ -11,12 +11,15 @@
 //          the kernel uses): warpgroup w waits at its own barrier
 //          (hopper.bar_sync) before a turn's first wgmma_fence and hands the
 //          turn to w + 1 (hopper.bar_arrive at that one's barrier) after the
-//          turn's last commit. Where the body starts and ends with a gemm, a
-//          turn is the last gemm of one iteration and the first of the next
-//          (the back edge between them), as in FlashAttention-3's schedule:
-//          between its turns a warpgroup runs the code between its gemms
-//          while the tensor cores work on the others'. Each other gemm is a
-//          turn of its own. The last warpgroup hands warpgroup 0 the first
+//          turn's last commit. A turn is a run of gemms with no wait
+//          between them for a gemm of the turn (nor a release): attention's
+//          Q K^T and, under it, the previous tile's P V, in
+//          FlashAttention-3's order. Where the body has two turns or more,
+//          its last and the next iteration's first are one across the back
+//          edge: attention's P V and the next Q K^T, with the softmax that
+//          waits for S between turns. Between its turns a warpgroup runs
+//          its other code while the tensor cores work on the others' gemms.
+//          The last warpgroup hands warpgroup 0 the first
 //          turn before the loop, and warpgroup 0 takes the last hand-over
 //          after it, so every barrier's arrivals balance at the loop's end
 //          (it may run again: a persistent kernel's loop per item).
