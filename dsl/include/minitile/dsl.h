@@ -388,11 +388,12 @@ struct PipelinedOptions {
   /// memory must read a gemm's result (it runs on that gemm's group).
   bool cooperative = false;
   /// In a loop of one group, the compute warpgroups take turns at issuing
-  /// their gemms: each issues its gemms of one turn -- the last gemm of an
-  /// iteration and the first of the next, where the body starts and ends
-  /// with one -- then hands the turn to the next warpgroup, so that one's
-  /// code between its gemms (a softmax) runs while the tensor cores work
-  /// on another's gemms, as FlashAttention-3's ping-pong schedule does.
+  /// their gemms: each issues its gemms of one turn -- gemms with no wait
+  /// between them for one another; where the body has two such runs, its
+  /// last and the next iteration's first -- then hands the turn to the
+  /// next warpgroup, so that one's code between its gemms (a softmax) runs
+  /// while the tensor cores work on another's gemms, as
+  /// FlashAttention-3's ping-pong schedule does.
   /// Needs two or more compute warpgroups and `groups` = 1; the body's
   /// gemms at its top level, and no barrier in it. (tile-ping-pong.)
   bool pingPong = false;
