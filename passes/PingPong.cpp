@@ -288,26 +288,28 @@ private:
     OpBuilder b(loop_);
     Type i32Type = b.getI32Type();
     // This thread's warpgroup among the compute threads.
-    Value tid = arith::SubIOp::create(
-        b, loc, ThreadIdOp::create(b, loc, Dim::x),
-        arith::ConstantIndexOp::create(b, loc, kernel_.getProducerThreads()));
-    Value group = arith::IndexCastOp::create(
-        b, loc, i32Type,
-        arith::DivUIOp::create(b, loc, tid, arith::ConstantIndexOp::create(b, loc, 128)));
+    Value thread = ThreadIdOp::create(b, loc, Dim::x);
+    Value producers = arith::ConstantIndexOp::create(b, loc, kernel_.getProducerThreads());
+    Value tid = arith::SubIOp::create(b, loc, thread, producers);
+    Value size = arith::ConstantIndexOp::create(b, loc, 128);
+    Value index = arith::DivUIOp::create(b, loc, tid, size);
+    Value group = arith::IndexCastOp::create(b, loc, i32Type, index);
     // Broadcast from lane 0: the assembler then knows it is the same in every
     // lane, and the barrier numbers made from it live in uniform registers.
-    group = ShuffleIdxOp::create(b, loc, i32Type, group, i32(b, 0));
-    Value mine = arith::AddIOp::create(b, loc, group, i32(b, base_));
-    Value next = arith::AddIOp::create(
-        b, loc,
-        arith::RemUIOp::create(b, loc, arith::AddIOp::create(b, loc, group, i32(b, 1)),
-                               i32(b, groups_)),
-        i32(b, base_));
-    Value first = i32(b, base_);
+    Value lane0 = i32(b, 0);
+    group = ShuffleIdxOp::create(b, loc, i32Type, group, lane0);
+    // (One op a statement: the IR's order does not hang on the order in
+    // which the compiler evaluates arguments.)
+    Value first = i32(b, base_), one = i32(b, 1), count = i32(b, groups_);
+    Value mine = arith::AddIOp::create(b, loc, group, first);
+    Value after = arith::AddIOp::create(b, loc, group, one);
+    Value wrapped = arith::RemUIOp::create(b, loc, after, count);
+    Value next = arith::AddIOp::create(b, loc, wrapped, first);
     Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                        loop_.getLowerBound(), loop_.getUpperBound());
     auto groupIs = [&](OpBuilder &at, int64_t g) {
-      Value is = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::eq, group, i32(at, g));
+      Value which = i32(at, g);
+      Value is = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::eq, group, which);
       return arith::AndIOp::create(at, loc, runs, is);
     };
     auto wait = [&](OpBuilder &at, Value id) { BarSyncOp::create(at, loc, id, kTurnThreads); };

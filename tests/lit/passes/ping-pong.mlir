@@ -10,12 +10,13 @@
 // last hand-over after the loop.
 // CHECK-LABEL: tile.kernel @across
 // CHECK: %[[TID:.*]] = tile.thread_id x
-// CHECK: %[[REL:.*]] = arith.subi %[[TID]], %c128
-// CHECK: %[[WG:.*]] = arith.divui %[[REL]], %c128
+// CHECK: %[[REL:.*]] = arith.subi %[[TID]], %{{.*}} : index
+// CHECK: %[[WG:.*]] = arith.divui %[[REL]], %{{.*}} : index
 // CHECK: %[[G:.*]] = tile.shuffle_idx
 // CHECK: %[[MINE:.*]] = arith.addi %[[G]], %[[BASE:.*]] : i32
-// CHECK: arith.remui
-// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[AFTER:.*]] = arith.addi %[[G]], %{{.*}} : i32
+// CHECK: %[[WRAP:.*]] = arith.remui %[[AFTER]], %{{.*}} : i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[WRAP]], %[[BASE]] : i32
 // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %c0, %[[N:.*]] : index
 // CHECK: tile.if
 // CHECK-NEXT: hopper.bar_arrive %[[FIRST:.*]] threads 256
