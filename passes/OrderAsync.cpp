@@ -53,6 +53,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/Refs.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -69,75 +70,11 @@ using namespace mlir;
 using namespace minitile::tile;
 using namespace minitile::hopper;
 
-Value minitile::tile::stripCasts(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (!llvm::isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp, arith::ExtSIOp,
-                   arith::TruncIOp>(def))
-      break;
-    v = def->getOperand(0);
-  }
-  return v;
-}
-
 namespace {
 
 /// Counts of commits since a group are kept up to this (a wait_group takes
 /// at most 7; more groups than that in flight wait at 7).
 constexpr int kMaxAfter = 7;
-
-/// A shared tile, or the part of one a ring stage is.
-struct Ref {
-  Operation *root = nullptr; // its tile.alloc_shared; null: unknown, any tile
-  bool anyStage = true;      // else the stage is `stage`, or `constant`
-  Value stage;
-  int64_t constant = 0;
-  bool isConstant = false;
-
-  auto key() const {
-    return std::make_tuple(root, anyStage, stage.getAsOpaquePointer(), constant, isConstant);
-  }
-  bool operator<(const Ref &o) const { return key() < o.key(); }
-  bool operator==(const Ref &o) const { return key() == o.key(); }
-};
-
-Ref withStage(Ref r, Value index) {
-  index = stripCasts(index);
-  r.anyStage = false;
-  if (auto c = index.getDefiningOp<arith::ConstantOp>())
-    if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue())) {
-      r.isConstant = true;
-      r.constant = i.getValue().getSExtValue();
-      return r;
-    }
-  r.stage = index;
-  return r;
-}
-
-Ref refOf(Value tile) {
-  if (auto stage = tile.getDefiningOp<StageOp>())
-    return withStage(refOf(stage.getTiles()), stage.getIndex());
-  Ref r;
-  if (auto alloc = tile.getDefiningOp<AllocSharedOp>())
-    r.root = alloc;
-  return r;
-}
-
-/// Whether `a` and `b` (seen at one point) may be the same memory; with
-/// `sameIndices` false the stage indices are taken from different points,
-/// where one SSA value may be two stages.
-bool mayAlias(const Ref &a, const Ref &b, bool sameIndices = true) {
-  if (!a.root || !b.root)
-    return true;
-  if (a.root != b.root)
-    return false;
-  if (a.anyStage || b.anyStage)
-    return true;
-  if (a.isConstant && b.isConstant)
-    return a.constant == b.constant;
-  if (a.isConstant || b.isConstant || !sameIndices)
-    return true;
-  return a.stage == b.stage;
-}
 
 /// (wgmma_commit, tile its group reads) -> fewest commits since.
 using Groups = std::map<std::pair<Operation *, Ref>, int>;
@@ -148,20 +85,6 @@ void keepFewest(Groups &groups, const std::pair<Operation *, Ref> &key, int afte
   auto [it, added] = groups.emplace(key, after);
   if (!added)
     it->second = std::min(it->second, after);
-}
-
-/// The tiles a wgmma reads (an unknown tile where its descriptor is not a
-/// hopper.wgmma_desc): B's, and A's unless A comes from registers.
-SmallVector<Ref, 2> readsOf(WgmmaOp mma) {
-  auto ref = [](Value d) {
-    auto desc = d.getDefiningOp<WgmmaDescOp>();
-    return desc ? refOf(desc.getTile()) : Ref();
-  };
-  SmallVector<Ref, 2> refs;
-  if (mma.getDescA())
-    refs.push_back(ref(mma.getDescA()));
-  refs.push_back(ref(mma.getDescB()));
-  return refs;
 }
 
 /// A register a wgmma reads (its A operand from registers), as a key.

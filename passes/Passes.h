@@ -13,8 +13,4 @@ namespace minitile::tile {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// `v` without integer casts (index_cast, extensions, truncations): a ring's
-/// stage index as the passes compare it.
-mlir::Value stripCasts(mlir::Value v);
-
 } // namespace minitile::tile

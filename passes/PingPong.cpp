@@ -38,6 +38,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/Refs.h"
 
 #include "dialect/HopperDialect.h"
 
@@ -65,44 +66,14 @@ struct Run {
   Operation *commit;
 };
 
-/// The shared tile `tile` is made from, and its stage index (null: not a
-/// ring's stage).
-std::pair<Operation *, Value> rootOf(Value tile) {
-  if (auto stage = tile.getDefiningOp<StageOp>())
-    return {rootOf(stage.getTiles()).first, stripCasts(stage.getIndex())};
-  return {tile.getDefiningOp<AllocSharedOp>(), Value()};
-}
-
-/// Whether tiles `a` and `b` may be the same memory at one point of the body:
-/// two different SSA stage indices of one ring are different stages there
-/// (the ring builders keep this true; see tile-order-async).
-bool mayAlias(Value a, Value b) {
-  auto [ra, ia] = rootOf(a);
-  auto [rb, ib] = rootOf(b);
-  if (!ra || !rb)
-    return true;
-  if (ra != rb)
-    return false;
-  if (!ia || !ib || ia == ib)
-    return true;
-  auto ca = ia.getDefiningOp<arith::ConstantOp>(), cb = ib.getDefiningOp<arith::ConstantOp>();
-  if (ca && cb)
-    return ca.getValue() == cb.getValue();
-  return ca || cb; // a constant stage and a computed one may meet
-}
-
 /// Whether a wgmma among `ops` (or inside them) may read one of `tiles`.
 bool readsAny(ArrayRef<Operation *> ops, ValueRange tiles) {
   bool reads = false;
   for (Operation *op : ops)
     op->walk([&](WgmmaOp mma) {
-      for (Value desc : {mma.getDescA(), mma.getDescB()}) {
-        if (!desc)
-          continue;
-        auto made = desc.getDefiningOp<WgmmaDescOp>();
+      for (const Ref &read : readsOf(mma))
         for (Value t : tiles)
-          reads |= !made || mayAlias(made.getTile(), t);
-      }
+          reads |= mayAlias(read, refOf(t));
     });
   return reads;
 }
