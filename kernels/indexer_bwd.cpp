@@ -12,16 +12,15 @@
 // A block takes one query: its H x D query tile stays in shared memory
 // while the producer warp gathers the selected kv rows, 64 a tile (gather()
 // by its lanes' 16-byte cp.async; slots past K and indices -1 read as zero
-// rows). Each tile
-// is three gemms: the scores q . kv^T (H x 64), dq += p . kv with p from
-// registers, and p^T . q (64 x D), p^T stored into shared memory (four 8 x 8
-// blocks a warp instruction), whose rows are added into dkv at the tile's
-// indices (addRows(): each warp's 16 rows through a scratch tile, then
-// 16-byte reductions, 16 lanes side by side on a row's 256 bytes of a
-// panel; indices repeat within and across queries). D is taken in panels
-// of 64 columns, so that no more than one 64 x 64 piece of dkv's tile is
-// live at a time. Two blocks share a multiprocessor, each hiding the
-// other's waits on its gathers and reductions.
+// rows). Each tile is three gemms: the scores q . kv^T (H x 64), dq += p .
+// kv with p from registers, and p^T . q (64 x D), p^T stored into shared
+// memory (four 8 x 8 blocks a warp instruction), whose rows are added into
+// dkv at the tile's indices (addRows(): each warp's 16 rows through a
+// scratch tile, then 16-byte reductions, 16 lanes side by side on a row's
+// 256 bytes of a panel; indices repeat within and across queries). D is
+// taken in panels of 64 columns, so that no more than one 64 x 64 piece of
+// dkv's tile is live at a time. Two blocks share a multiprocessor, each
+// hiding the other's waits on its gathers and reductions.
 //
 // dkv is added into, not written: zero it for the gradient alone. Its
 // additions land in no fixed order, so its sums differ between runs by

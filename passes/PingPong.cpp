@@ -276,12 +276,13 @@ private:
     Value after = arith::AddIOp::create(b, loc, group, one);
     Value wrapped = arith::RemUIOp::create(b, loc, after, count);
     Value next = arith::AddIOp::create(b, loc, wrapped, first);
-    Value runs = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                       loop_.getLowerBound(), loop_.getUpperBound());
+    // Whether the loop runs at least once (its turns exist).
+    Value entered = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          loop_.getLowerBound(), loop_.getUpperBound());
     auto groupIs = [&](OpBuilder &at, int64_t g) {
       Value which = i32(at, g);
       Value is = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::eq, group, which);
-      return arith::AndIOp::create(at, loc, runs, is);
+      return arith::AndIOp::create(at, loc, entered, is);
     };
     auto wait = [&](OpBuilder &at, Value id) { BarSyncOp::create(at, loc, id, kTurnThreads); };
     auto handOver = [&](OpBuilder &at, Value id) {
@@ -292,7 +293,7 @@ private:
     // Across the back edge the first iteration's first turn starts before
     // the loop, and the last iteration's last turn ends after it.
     if (across_)
-      onlyIf(b, runs, [&](OpBuilder &in) { wait(in, mine); });
+      onlyIf(b, entered, [&](OpBuilder &in) { wait(in, mine); });
     for (size_t t = 0; t < turns_.size(); ++t) {
       if (!across_ || t != 0) {
         OpBuilder before(runs_[turns_[t].first].fence);
@@ -306,7 +307,7 @@ private:
     }
     OpBuilder post(loop_->getBlock(), ++Block::iterator(loop_));
     if (across_)
-      onlyIf(post, runs, [&](OpBuilder &in) { handOver(in, next); });
+      onlyIf(post, entered, [&](OpBuilder &in) { handOver(in, next); });
     // Warpgroup 0 takes the last hand-over, so the barriers end balanced.
     onlyIf(post, groupIs(post, 0), [&](OpBuilder &in) { wait(in, first); });
   }
